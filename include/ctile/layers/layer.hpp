@@ -1,0 +1,308 @@
+// The one description every layer kind normalizes to. Builders (conv2d, linear, ...) are the
+// user's vocabulary; planners, kernels, the reference and the importer all read `layer`.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ctile/core/fixed_string.hpp"
+#include "ctile/core/geometry.hpp"
+#include "ctile/layers/quant.hpp"
+
+namespace ctile {
+
+/// What a layer computes.
+enum class op : std::uint8_t {
+  input,      ///< the network input (first layer only)
+  conv,       ///< 2-D convolution, groups = 1 (pointwise is conv with a 1x1 kernel)
+  depthwise,  ///< 2-D convolution, groups = channels
+  linear,     ///< fully connected over the flattened HWC input
+  maxpool,    ///< max over a window
+  avgpool,    ///< floor(sum * m / d) over a window (global: the whole input)
+  add,        ///< residual add of two tensors of equal shape, each input rescaled
+};
+
+constexpr const char* op_name(op k) {
+  switch (k) {
+    case op::input: return "input";
+    case op::conv: return "conv";
+    case op::depthwise: return "depthwise";
+    case op::linear: return "linear";
+    case op::maxpool: return "maxpool";
+    case op::avgpool: return "avgpool";
+    case op::add: return "add";
+  }
+  return "?";
+}
+
+/// Where a layer takes an input from: the previous layer (default), a layer by absolute
+/// index, or a layer by name.
+struct source {
+  int index = -1;  ///< absolute layer index; -1: the layer right before, or `name` if set
+  name_t name{};
+  friend constexpr bool operator==(const source&, const source&) = default;
+};
+
+/// What a layer writes: unsigned activations (requantized), or raw 32-bit accumulators
+/// (a final classifier's logits).
+enum class output_kind : std::uint8_t { u8, i32 };
+
+/// A layer, fully described. Shapes (`in`, `out`) and resolved sources (`src`) are filled in
+/// by the network's shape inference; everything else comes from the declaration.
+struct layer {
+  op kind = op::input;
+  name_t name{};
+
+  // Geometry (conv, depthwise, pools).
+  extent2 kernel{1, 1};  ///< {0, 0} on an avgpool means global
+  extent2 stride{1, 1};
+  padding pad{};
+
+  // Channels: for conv/linear the output channels; for others inferred. `in_channels` is
+  // optional (0 = infer), and checked when given.
+  int out_channels = 0;
+  int in_channels = 0;
+
+  // Arithmetic.
+  bool bias = false;        ///< int32 bias per output channel added to the accumulator
+  bool batchnorm = false;   ///< kappa/lambda int32 per output channel
+  bool requantize = true;   ///< apply `quant`; a linear layer without it outputs int32
+  requant quant{};
+  rescale in_scale[2]{};    ///< residual add: per-input rescaling
+
+  // Connectivity: inputs (two for add).
+  source sources[2]{};
+
+  // Filled by inference.
+  int src[2] = {-1, -1};
+  shape in{};
+  shape in2{};
+  shape out{};
+
+  /// For an input layer: the input shape (declared).
+  shape declared{};
+
+  friend constexpr bool operator==(const layer&, const layer&) = default;
+
+  [[nodiscard]] constexpr output_kind output() const {
+    return (kind == op::linear && !requantize) ? output_kind::i32 : output_kind::u8;
+  }
+  [[nodiscard]] constexpr int output_bytes_per_element() const {
+    return output() == output_kind::i32 ? 4 : 1;
+  }
+  [[nodiscard]] constexpr int inputs() const {
+    return kind == op::input ? 0 : (kind == op::add ? 2 : 1);
+  }
+  [[nodiscard]] constexpr bool has_weights() const {
+    return kind == op::conv || kind == op::depthwise || kind == op::linear;
+  }
+  /// Number of int8 weights (conv: Cout*Kh*Kw*Cin, depthwise: C*Kh*Kw, linear: Cout*H*W*C).
+  [[nodiscard]] constexpr std::int64_t weight_count() const {
+    switch (kind) {
+      case op::conv:
+        return std::int64_t{out.c} * kernel.h * kernel.w * in.c;
+      case op::depthwise:
+        return std::int64_t{out.c} * kernel.h * kernel.w;
+      case op::linear:
+        return std::int64_t{out.c} * in.elements();
+      default:
+        return 0;
+    }
+  }
+  /// Per-output-channel parameter count (bias, kappa, lambda).
+  [[nodiscard]] constexpr int channel_params() const { return has_weights() ? out.c : 0; }
+  /// Multiply-accumulates per inference.
+  [[nodiscard]] constexpr std::int64_t macs() const {
+    switch (kind) {
+      case op::conv:
+        return out.elements() * kernel.h * kernel.w * in.c;
+      case op::depthwise:
+        return out.elements() * kernel.h * kernel.w;
+      case op::linear:
+        return std::int64_t{out.c} * in.elements();
+      default:
+        return 0;
+    }
+  }
+  [[nodiscard]] constexpr std::int64_t output_bytes() const {
+    return out.elements() * output_bytes_per_element();
+  }
+
+  // ---- Fluent setters: each returns a modified copy, so a declaration reads left to right.
+  template <std::size_t N>
+  constexpr layer named(const char (&s)[N]) const {
+    auto c = *this;
+    c.name = name_t(s);
+    return c;
+  }
+  constexpr layer named(name_t n) const {
+    auto c = *this;
+    c.name = n;
+    return c;
+  }
+  constexpr layer kernel_size(int kh, int kw) const {
+    auto c = *this;
+    c.kernel = {kh, kw};
+    return c;
+  }
+  constexpr layer strides(int sh, int sw) const {
+    auto c = *this;
+    c.stride = {sh, sw};
+    return c;
+  }
+  constexpr layer strides(int s) const { return strides(s, s); }
+  constexpr layer padded(int t, int b, int l, int r) const {
+    auto c = *this;
+    c.pad = {t, b, l, r};
+    return c;
+  }
+  constexpr layer padded(int p) const { return padded(p, p, p, p); }
+  /// "Same" padding for stride 1: (k-1)/2 before, k/2 after, on each axis.
+  constexpr layer same() const {
+    return padded((kernel.h - 1) / 2, kernel.h / 2, (kernel.w - 1) / 2, kernel.w / 2);
+  }
+  constexpr layer with_bias() const {
+    auto c = *this;
+    c.bias = true;
+    return c;
+  }
+  /// Batch-norm folded into per-channel kappa/lambda.
+  constexpr layer bn() const {
+    auto c = *this;
+    c.batchnorm = true;
+    return c;
+  }
+  /// Requantize: clip(floor(t * m / d), lo, hi).
+  constexpr layer requantized(std::int64_t m, std::int64_t d, int lo = 0, int hi = 255) const {
+    auto c = *this;
+    c.requantize = true;
+    c.quant = {m, d, lo, hi};
+    return c;
+  }
+  /// Output raw int32 accumulators (linear layers only: a final classifier).
+  constexpr layer raw() const {
+    auto c = *this;
+    c.requantize = false;
+    return c;
+  }
+  constexpr layer expects_channels(int n) const {
+    auto c = *this;
+    c.in_channels = n;
+    return c;
+  }
+  /// Take (the first) input from the layer named `n` instead of the previous one.
+  template <std::size_t N>
+  constexpr layer from(const char (&n)[N]) const {
+    auto c = *this;
+    c.sources[0] = source{-1, name_t(n)};
+    return c;
+  }
+  /// Take (the first) input from layer `index` (0 is the network input).
+  constexpr layer from(int index) const {
+    auto c = *this;
+    c.sources[0] = source{index, {}};
+    return c;
+  }
+  /// Residual add: rescale input `i` (0 or 1) before the sum.
+  constexpr layer scaled(int i, rescale r) const {
+    auto c = *this;
+    c.in_scale[i] = r;
+    return c;
+  }
+};
+
+// ---- The vocabulary.
+
+/// The network input, H x W x C (HWC, u8). A 1-D input is 1 x W x C.
+constexpr layer input(int h, int w, int c) {
+  layer l;
+  l.kind = op::input;
+  l.declared = {h, w, c};
+  l.requantize = false;
+  return l;
+}
+
+/// 2-D convolution with `out` filters of kh x kw (stride 1, no padding until set).
+constexpr layer conv2d(int out, int kh, int kw) {
+  layer l;
+  l.kind = op::conv;
+  l.out_channels = out;
+  l.kernel = {kh, kw};
+  return l;
+}
+constexpr layer conv2d(int out, int k) { return conv2d(out, k, k); }
+
+/// Pointwise convolution: a 1x1 conv2d.
+constexpr layer pointwise(int out) { return conv2d(out, 1, 1); }
+
+/// Depthwise convolution (one kh x kw filter per channel).
+constexpr layer depthwise(int kh, int kw) {
+  layer l;
+  l.kind = op::depthwise;
+  l.kernel = {kh, kw};
+  return l;
+}
+constexpr layer depthwise(int k) { return depthwise(k, k); }
+
+/// Fully connected over the flattened HWC input: 8-bit requantized output by default,
+/// `.raw()` for int32 logits.
+constexpr layer linear(int out) {
+  layer l;
+  l.kind = op::linear;
+  l.out_channels = out;
+  return l;
+}
+
+/// Max pool, window k x k, stride k unless set.
+constexpr layer maxpool(int kh, int kw) {
+  layer l;
+  l.kind = op::maxpool;
+  l.kernel = {kh, kw};
+  l.stride = {kh, kw};
+  l.requantize = false;
+  return l;
+}
+constexpr layer maxpool(int k) { return maxpool(k, k); }
+
+/// Average pool: floor(sum * m / d) over the window. By default m = 1 and d = the window
+/// area (a plain floor average); set exact NEMO constants with `.requantized(m, d)`.
+constexpr layer avgpool(int kh, int kw) {
+  layer l;
+  l.kind = op::avgpool;
+  l.kernel = {kh, kw};
+  l.stride = {kh, kw};
+  l.quant.d = 0;  // 0: the window area, resolved by shape inference
+  return l;
+}
+constexpr layer avgpool(int k) { return avgpool(k, k); }
+/// Average over the whole input plane.
+constexpr layer global_avgpool() { return avgpool(0, 0); }
+
+/// Residual add of the previous layer's output and layer `other` (by name):
+/// y = clip(floor((s0 + s1) * m / d), lo, hi), s_i the input rescaled by `.scaled(i, ...)`.
+template <std::size_t N>
+constexpr layer add(const char (&other)[N]) {
+  layer l;
+  l.kind = op::add;
+  l.sources[1] = source{-1, name_t(other)};
+  return l;
+}
+/// Residual add of two named layers.
+template <std::size_t N, std::size_t M>
+constexpr layer add(const char (&a)[N], const char (&b)[M]) {
+  layer l;
+  l.kind = op::add;
+  l.sources[0] = source{-1, name_t(a)};
+  l.sources[1] = source{-1, name_t(b)};
+  return l;
+}
+/// Residual add of two layers by index.
+constexpr layer add(int a, int b) {
+  layer l;
+  l.kind = op::add;
+  l.sources[0] = source{a, {}};
+  l.sources[1] = source{b, {}};
+  return l;
+}
+
+}  // namespace ctile

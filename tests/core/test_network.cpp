@@ -1,0 +1,126 @@
+// Shape inference, source resolution and data binding of declared networks.
+#include <gtest/gtest.h>
+
+#include <ctile/ctile.hpp>
+#include <vector>
+
+namespace {
+
+using namespace ctile;
+
+using small = network<input(32, 32, 3),                                  //
+                      conv2d(16, 3).same().bn().named("c1"),             //
+                      maxpool(2).named("p1"),                            //
+                      conv2d(16, 3, 3).strides(2).padded(1, 0, 1, 0),    //
+                      depthwise(3).same().named("dw"),                   //
+                      pointwise(16).named("pw"),                         //
+                      conv2d(16, 1).strides(2).from("p1").named("short"),  //
+                      add("pw").named("res"),                            //
+                      global_avgpool(),                                  //
+                      linear(10).raw().named("fc")>;
+
+// Shapes are checked at compile time too: the type is usable in constant expressions.
+static_assert(small::size == 10);
+static_assert(small::layers[1].out == shape{32, 32, 16});
+static_assert(small::layers[2].out == shape{16, 16, 16});
+static_assert(small::index_of("res") == 7);
+static_assert(small::output_shape == shape{1, 1, 10});
+
+TEST(Network, InfersShapesLayerByLayer) {
+  const auto& l = small::layers;
+  EXPECT_EQ(l[0].out, (shape{32, 32, 3}));
+  EXPECT_EQ(l[1].in, (shape{32, 32, 3}));
+  EXPECT_EQ(l[1].out, (shape{32, 32, 16}));
+  EXPECT_EQ(l[2].out, (shape{16, 16, 16}));
+  // 3x3 stride 2 padded top/left only: (16 + 1 - 3) / 2 + 1 = 8.
+  EXPECT_EQ(l[3].out, (shape{8, 8, 16}));
+  EXPECT_EQ(l[4].out, (shape{8, 8, 16}));
+  EXPECT_EQ(l[5].out, (shape{8, 8, 16}));
+  // The shortcut reads p1 (16x16x16), 1x1 stride 2 -> 8x8x16.
+  EXPECT_EQ(l[6].src[0], 2);
+  EXPECT_EQ(l[6].out, (shape{8, 8, 16}));
+  // The add takes the shortcut (previous layer) and pw (by name).
+  EXPECT_EQ(l[7].src[0], 6);
+  EXPECT_EQ(l[7].src[1], 5);
+  EXPECT_EQ(l[8].kernel, (extent2{8, 8}));
+  EXPECT_EQ(l[8].quant.d, 64);
+  EXPECT_EQ(l[8].out, (shape{1, 1, 16}));
+  EXPECT_EQ(l[9].out, (shape{1, 1, 10}));
+  EXPECT_EQ(l[9].output(), output_kind::i32);
+}
+
+TEST(Network, CountsWeightsAndMacs) {
+  const auto& l = small::layers;
+  EXPECT_EQ(l[1].weight_count(), 16 * 3 * 3 * 3);
+  EXPECT_EQ(l[1].macs(), 32 * 32 * 16 * 27);
+  EXPECT_EQ(l[4].weight_count(), 16 * 9);
+  EXPECT_EQ(l[9].weight_count(), 10 * 16);
+  EXPECT_EQ(l[1].channel_params(), 16);
+}
+
+TEST(Network, ForEachLayerVisitsInOrderWithConstantIndices) {
+  std::vector<int> seen;
+  for_each_layer<small>([&](auto i) {
+    static_assert(decltype(i)::value < small::size);
+    constexpr const layer& l = small::layers[decltype(i)::value];
+    seen.push_back(static_cast<int>(l.kind));
+  });
+  ASSERT_EQ(seen.size(), small::size);
+  EXPECT_EQ(seen.front(), static_cast<int>(op::input));
+  EXPECT_EQ(seen.back(), static_cast<int>(op::linear));
+}
+
+TEST(Network, RuntimeInferenceReportsTheFirstProblem) {
+  std::vector<layer> ls{input(8, 8, 4), conv2d(8, 3).same(), conv2d(4, 3).expects_channels(4)};
+  const diagnostic d = infer(ls);
+  EXPECT_EQ(d.what, problem::input_channels);
+  EXPECT_EQ(d.layer, 2);
+  EXPECT_EQ(d.v[2], 4);  // expects
+  EXPECT_EQ(d.v[4], 8);  // produced by layer 1
+
+  std::vector<layer> big{input(4, 4, 1), conv2d(1, 5)};
+  EXPECT_EQ(infer(big).what, problem::window_too_large);
+
+  std::vector<layer> unknown{input(4, 4, 1), add("nowhere")};
+  const auto u = infer(unknown);
+  EXPECT_EQ(u.what, problem::unknown_source);
+  EXPECT_EQ(u.other, name_t("nowhere"));
+
+  std::vector<layer> shapes{input(4, 4, 2), conv2d(2, 1).named("a"), maxpool(2), add("a")};
+  EXPECT_EQ(infer(shapes).what, problem::add_shapes_differ);
+
+  std::vector<layer> raw{input(1, 1, 8), linear(4).raw(), linear(2)};
+  EXPECT_EQ(infer(raw).what, problem::int32_output_consumed);
+
+  std::vector<layer> dup{input(1, 1, 8), linear(4).named("x"), linear(2).named("x")};
+  EXPECT_EQ(infer(dup).what, problem::duplicate_name);
+
+  std::vector<layer> rq{input(1, 1, 8), linear(4).requantized(1, 0)};
+  EXPECT_EQ(infer(rq).what, problem::bad_requant);
+}
+
+TEST(Network, OneDimensionalNetworksAreHeightOne) {
+  using tcn = network<input(1, 100, 8), conv2d(16, 1, 5).padded(0, 0, 4, 0), maxpool(1, 2)>;
+  EXPECT_EQ(tcn::layers[1].out, (shape{1, 100, 16}));
+  EXPECT_EQ(tcn::layers[2].out, (shape{1, 50, 16}));
+}
+
+constexpr std::int8_t w1[2 * 1 * 1 * 3] = {1, 2, 3, 4, 5, 6};
+constexpr std::int32_t k1[2] = {1, 1};
+constexpr std::int32_t l1[2] = {0, 0};
+using tiny = network<input(2, 2, 3), pointwise(2).bn()>;
+constexpr tiny::params tiny_params{{{}, {w1, {}, k1, l1}}};
+static_assert(verify_params<tiny, tiny_params>());
+
+TEST(Network, ChecksBoundDataSizes) {
+  EXPECT_TRUE(tiny::check(tiny_params).ok());
+  tiny::params wrong = tiny_params;
+  wrong[1].weights = std::span<const std::int8_t>(w1, 5);
+  const auto r = tiny::check(wrong);
+  EXPECT_EQ(r.what, params_problem::field::weights);
+  EXPECT_EQ(r.layer, 1);
+  EXPECT_EQ(r.expected, 6);
+  EXPECT_EQ(r.got, 5);
+}
+
+}  // namespace

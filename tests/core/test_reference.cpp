@@ -1,0 +1,134 @@
+// The reference on small cases computed by hand.
+#include <gtest/gtest.h>
+
+#include <ctile/ctile.hpp>
+#include <ctile/reference/reference.hpp>
+#include <vector>
+
+namespace {
+
+using namespace ctile;
+using reference::values;
+
+layer inferred(std::vector<layer> ls) {
+  EXPECT_TRUE(infer(ls).ok());
+  return ls.back();
+}
+
+TEST(Requant, ExactDivisionByAnyDivisor) {
+  // floor(t * m / d) with d = 2^24 - 1, where a shift by 24 would be off by one.
+  const requant q{1, 16777215, 0, 255};
+  EXPECT_EQ(apply(q, 16777215), 1);
+  EXPECT_EQ(apply(q, 16777214), 0);
+  // t * m needs 64 bits: 3e9 does not fit int32.
+  const requant big{3, 1LL << 32, 0, 255};
+  EXPECT_EQ(apply(big, 1'000'000'000), 0);  // 3e9 / 4294967296 = 0.69
+  EXPECT_EQ(apply(big, 2'000'000'000), 1);  // 6e9 / 2^32 = 1.39
+  EXPECT_EQ(apply(q, -5), 0);               // ReLU
+  EXPECT_EQ(apply(requant{1, 1, 0, 15}, 40), 15);  // 4-bit clip
+  EXPECT_EQ(requant({1, 1, 0, 15}).bits(), 4);
+  EXPECT_EQ(floor_div(-7, 2), -4);
+  EXPECT_EQ(floor_div(7, 2), 3);
+}
+
+TEST(Reference, Conv3x3WithPaddingBatchnormAndRequant) {
+  // 3x3 single-channel input, 3x3 kernel of ones except a -1 centre, same padding.
+  const layer l = inferred({input(3, 3, 1), conv2d(1, 3).same().bn().requantized(3, 2)});
+  const std::int8_t w[9] = {1, 1, 1, 1, -1, 1, 1, 1, 1};
+  const std::int32_t kappa[1] = {2};
+  const std::int32_t lambda[1] = {-10};
+  const values x = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  const values y = reference::run_layer(l, {w, {}, kappa, lambda}, x);
+  // Top-left output: window {1,2,4,5} with the centre tap on 1: acc = -1 + 2 + 4 + 5 = 10;
+  // t = 2*10 - 10 = 10; 10*3/2 = 15.
+  // Centre: sum of all = 45, minus 2*5 -> 35; t = 60; 60*3/2 = 90.
+  // Bottom-right: {5,6,8,9}, acc = 5 + 6 + 8 - 9 = 10; t = 10; 10*3/2 = 15.
+  ASSERT_EQ(y.size(), 9u);
+  EXPECT_EQ(y[0], 15);
+  EXPECT_EQ(y[4], 90);
+  EXPECT_EQ(y[8], 15);
+  // Top-centre: {1,2,3,4,5,6} with -1 on 2: 1 - 2 + 3 + 4 + 5 + 6 = 17; t = 24; 36.
+  EXPECT_EQ(y[1], 36);
+  // Negative t is clipped to 0 (ReLU): kappa -1.
+  const std::int32_t neg[1] = {-1};
+  EXPECT_EQ(reference::run_layer(l, {w, {}, neg, lambda}, x)[4], 0);
+}
+
+TEST(Reference, ConvMultiChannelStridedAsymmetricPadWithBias) {
+  // 2x4x2 input, 2 filters of 1x2, stride (1, 2), padding left 1.
+  const layer l =
+      inferred({input(2, 4, 2), conv2d(2, 1, 2).strides(1, 2).padded(0, 0, 1, 0).with_bias()});
+  EXPECT_EQ(l.out, (shape{2, 2, 2}));
+  // weights [co][ky][kx][ci]
+  const std::int8_t w[2 * 2 * 2] = {1, 0, 0, 1,  // co0: x[kx=0].c0 + x[kx=1].c1
+                                    -1, 2, 3, -4};
+  const std::int32_t bias[2] = {100, 50};
+  // x[y][x][c]
+  const values x = {1, 2, 3, 4, 5, 6, 7, 8,  //
+                    9, 10, 11, 12, 13, 14, 15, 16};
+  const values y = reference::run_layer(l, {w, bias}, x);
+  // Output (0,0): window x = -1 (pad), 0. co0 = 0 + x(0,0).c1 = 2 -> 102.
+  // co1 = 0 (pad) + 3 * x(0,0).c0 - 4 * x(0,0).c1 = 3 - 8 = -5 -> 45.
+  EXPECT_EQ(y[0], 102);
+  EXPECT_EQ(y[1], 45);
+  // Output (1,1): window x = 1, 2 of row 1. co0 = x(1,1).c0 + x(1,2).c1 = 11 + 14 = 25 -> 125
+  // co1 = -11 + 2*12 + 3*13 - 4*14 = -11 + 24 + 39 - 56 = -4 -> 46.
+  EXPECT_EQ(y[6], 125);
+  EXPECT_EQ(y[7], 46);
+}
+
+TEST(Reference, DepthwisePerChannelFilters) {
+  const layer l = inferred({input(2, 2, 2), depthwise(2).requantized(1, 1)});
+  EXPECT_EQ(l.out, (shape{1, 1, 2}));
+  const std::int8_t w[2 * 4] = {1, 1, 1, 1, 1, -1, 0, 2};  // [c][ky][kx]
+  const values x = {1, 10, 2, 20, 3, 30, 4, 40};
+  const values y = reference::run_layer(l, {w}, x);
+  EXPECT_EQ(y[0], 1 + 2 + 3 + 4);
+  EXPECT_EQ(y[1], 10 - 20 + 0 + 80);
+}
+
+TEST(Reference, LinearRawAndRequantized) {
+  const std::int8_t w[2 * 4] = {1, 2, 3, 4, -1, -1, -1, -1};
+  const std::int32_t bias[2] = {-5, 3};
+  const values x = {1, 1, 2, 2};
+  const layer raw = inferred({input(1, 2, 2), linear(2).with_bias().raw()});
+  const values r = reference::run_layer(raw, {w, bias}, x);
+  EXPECT_EQ(r[0], 1 + 2 + 6 + 8 - 5);
+  EXPECT_EQ(r[1], -6 + 3);
+  const layer rq = inferred({input(1, 2, 2), linear(2).with_bias().requantized(1, 4)});
+  const values q = reference::run_layer(rq, {w, bias}, x);
+  EXPECT_EQ(q[0], 12 / 4);
+  EXPECT_EQ(q[1], 0);
+}
+
+TEST(Reference, MaxAndAveragePools) {
+  const values x = {1, 9, 3, 4, 5, 6, 7, 8, 2, 250, 11, 12, 13, 14, 15, 16};  // 4x4x1
+  const layer mp = inferred({input(4, 4, 1), maxpool(2)});
+  EXPECT_EQ(reference::run_layer(mp, {}, x), (values{9, 8, 250, 16}));
+  const layer ap = inferred({input(4, 4, 1), avgpool(2)});
+  EXPECT_EQ(reference::run_layer(ap, {}, x), (values{(1 + 9 + 5 + 6) / 4, (3 + 4 + 7 + 8) / 4,
+                                                     (2 + 250 + 13 + 14) / 4,
+                                                     (11 + 12 + 15 + 16) / 4}));
+  // Global average with NEMO-style constants: floor(sum * 3 / 64).
+  const layer gp = inferred({input(4, 4, 1), global_avgpool().requantized(3, 64)});
+  std::int64_t sum = 0;
+  for (auto v : x) sum += v;
+  EXPECT_EQ(reference::run_layer(gp, {}, x), (values{static_cast<int>(sum * 3 / 64)}));
+  // Padded max pool: padding never wins.
+  const layer pp = inferred({input(2, 2, 1), maxpool(2).strides(1).padded(1, 0, 1, 0)});
+  EXPECT_EQ(reference::run_layer(pp, {}, values{5, 1, 2, 3}), (values{5, 5, 5, 5}));
+}
+
+TEST(Reference, ResidualAddWithPerInputRescale) {
+  const layer l = inferred({input(1, 1, 3), conv2d(3, 1).named("a"),
+                            add("a").scaled(0, {3, 1, 1, true}).scaled(1, {1, 0, 2, false})});
+  const values a = {10, 100, 200};
+  const values b = {8, 255, 3};
+  const values y = reference::run_layer(l, {}, a, b);
+  // s0 = clip((x*3 + 1) >> 1), s1 = b >> 2; y = clip(s0 + s1).
+  EXPECT_EQ(y[0], 15 + 2);
+  EXPECT_EQ(y[1], 150 + 63);  // (100 * 3 + 1) >> 1 = 150, 255 >> 2 = 63
+  EXPECT_EQ(y[2], 255);
+}
+
+}  // namespace
