@@ -9,3 +9,4 @@
 #include "ctile/network/infer.hpp"
 #include "ctile/network/network.hpp"
 #include "ctile/network/params.hpp"
+#include "ctile/core/split.hpp"
