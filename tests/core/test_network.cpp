@@ -8,15 +8,15 @@ namespace {
 
 using namespace ctile;
 
-using small = network<input(32, 32, 3),                                  //
-                      conv2d(16, 3).same().bn().named("c1"),             //
-                      maxpool(2).named("p1"),                            //
-                      conv2d(16, 3, 3).strides(2).padded(1, 0, 1, 0),    //
-                      depthwise(3).same().named("dw"),                   //
-                      pointwise(16).named("pw"),                         //
+using small = network<input(32, 32, 3),                                    //
+                      conv2d(16, 3).same().bn().named("c1"),               //
+                      maxpool(2).named("p1"),                              //
+                      conv2d(16, 3, 3).strides(2).padded(1, 0, 1, 0),      //
+                      depthwise(3).same().named("dw"),                     //
+                      pointwise(16).named("pw"),                           //
                       conv2d(16, 1).strides(2).from("p1").named("short"),  //
-                      add("pw").named("res"),                            //
-                      global_avgpool(),                                  //
+                      add("pw").named("res"),                              //
+                      global_avgpool(),                                    //
                       linear(10).raw().named("fc")>;
 
 // Shapes are checked at compile time too: the type is usable in constant expressions.

@@ -22,9 +22,9 @@ TEST(Requant, ExactDivisionByAnyDivisor) {
   EXPECT_EQ(apply(q, 16777214), 0);
   // t * m needs 64 bits: 3e9 does not fit int32.
   const requant big{3, 1LL << 32, 0, 255};
-  EXPECT_EQ(apply(big, 1'000'000'000), 0);  // 3e9 / 4294967296 = 0.69
-  EXPECT_EQ(apply(big, 2'000'000'000), 1);  // 6e9 / 2^32 = 1.39
-  EXPECT_EQ(apply(q, -5), 0);               // ReLU
+  EXPECT_EQ(apply(big, 1'000'000'000), 0);         // 3e9 / 4294967296 = 0.69
+  EXPECT_EQ(apply(big, 2'000'000'000), 1);         // 6e9 / 2^32 = 1.39
+  EXPECT_EQ(apply(q, -5), 0);                      // ReLU
   EXPECT_EQ(apply(requant{1, 1, 0, 15}, 40), 15);  // 4-bit clip
   EXPECT_EQ(requant({1, 1, 0, 15}).bits(), 4);
   EXPECT_EQ(floor_div(-7, 2), -4);
@@ -60,11 +60,11 @@ TEST(Reference, ConvMultiChannelStridedAsymmetricPadWithBias) {
       inferred({input(2, 4, 2), conv2d(2, 1, 2).strides(1, 2).padded(0, 0, 1, 0).with_bias()});
   EXPECT_EQ(l.out, (shape{2, 2, 2}));
   // weights [co][ky][kx][ci]
-  const std::int8_t w[2 * 2 * 2] = {1, 0, 0, 1,  // co0: x[kx=0].c0 + x[kx=1].c1
+  const std::int8_t w[2 * 2 * 2] = {1,  0, 0, 1,  // co0: x[kx=0].c0 + x[kx=1].c1
                                     -1, 2, 3, -4};
   const std::int32_t bias[2] = {100, 50};
   // x[y][x][c]
-  const values x = {1, 2, 3, 4, 5, 6, 7, 8,  //
+  const values x = {1, 2,  3,  4,  5,  6,  7,  8,  //
                     9, 10, 11, 12, 13, 14, 15, 16};
   const values y = reference::run_layer(l, {w, bias}, x);
   // Output (0,0): window x = -1 (pad), 0. co0 = 0 + x(0,0).c1 = 2 -> 102.
@@ -106,9 +106,9 @@ TEST(Reference, MaxAndAveragePools) {
   const layer mp = inferred({input(4, 4, 1), maxpool(2)});
   EXPECT_EQ(reference::run_layer(mp, {}, x), (values{9, 8, 250, 16}));
   const layer ap = inferred({input(4, 4, 1), avgpool(2)});
-  EXPECT_EQ(reference::run_layer(ap, {}, x), (values{(1 + 9 + 5 + 6) / 4, (3 + 4 + 7 + 8) / 4,
-                                                     (2 + 250 + 13 + 14) / 4,
-                                                     (11 + 12 + 15 + 16) / 4}));
+  EXPECT_EQ(reference::run_layer(ap, {}, x),
+            (values{(1 + 9 + 5 + 6) / 4, (3 + 4 + 7 + 8) / 4, (2 + 250 + 13 + 14) / 4,
+                    (11 + 12 + 15 + 16) / 4}));
   // Global average with NEMO-style constants: floor(sum * 3 / 64).
   const layer gp = inferred({input(4, 4, 1), global_avgpool().requantized(3, 64)});
   std::int64_t sum = 0;

@@ -10,9 +10,7 @@ struct shape {
   int h = 0;
   int w = 0;
   int c = 0;
-  [[nodiscard]] constexpr std::int64_t elements() const {
-    return std::int64_t{h} * w * c;
-  }
+  [[nodiscard]] constexpr std::int64_t elements() const { return std::int64_t{h} * w * c; }
   friend constexpr bool operator==(const shape&, const shape&) = default;
 };
 

@@ -15,10 +15,14 @@ enum class split_kind : std::uint8_t {
 
 constexpr const char* split_name(split_kind k) {
   switch (k) {
-    case split_kind::rows: return "rows";
-    case split_kind::cols: return "cols";
-    case split_kind::channels: return "channels";
-    case split_kind::grid: return "grid";
+    case split_kind::rows:
+      return "rows";
+    case split_kind::cols:
+      return "cols";
+    case split_kind::channels:
+      return "channels";
+    case split_kind::grid:
+      return "grid";
   }
   return "?";
 }

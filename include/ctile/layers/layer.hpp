@@ -24,13 +24,20 @@ enum class op : std::uint8_t {
 
 constexpr const char* op_name(op k) {
   switch (k) {
-    case op::input: return "input";
-    case op::conv: return "conv";
-    case op::depthwise: return "depthwise";
-    case op::linear: return "linear";
-    case op::maxpool: return "maxpool";
-    case op::avgpool: return "avgpool";
-    case op::add: return "add";
+    case op::input:
+      return "input";
+    case op::conv:
+      return "conv";
+    case op::depthwise:
+      return "depthwise";
+    case op::linear:
+      return "linear";
+    case op::maxpool:
+      return "maxpool";
+    case op::avgpool:
+      return "avgpool";
+    case op::add:
+      return "add";
   }
   return "?";
 }
@@ -64,11 +71,11 @@ struct layer {
   int in_channels = 0;
 
   // Arithmetic.
-  bool bias = false;        ///< int32 bias per output channel added to the accumulator
-  bool batchnorm = false;   ///< kappa/lambda int32 per output channel
-  bool requantize = true;   ///< apply `quant`; a linear layer without it outputs int32
+  bool bias = false;       ///< int32 bias per output channel added to the accumulator
+  bool batchnorm = false;  ///< kappa/lambda int32 per output channel
+  bool requantize = true;  ///< apply `quant`; a linear layer without it outputs int32
   requant quant{};
-  rescale in_scale[2]{};    ///< residual add: per-input rescaling
+  rescale in_scale[2]{};  ///< residual add: per-input rescaling
 
   // Connectivity: inputs (two for add).
   source sources[2]{};
@@ -230,10 +237,14 @@ constexpr layer conv2d(int out, int kh, int kw) {
   l.kernel = {kh, kw};
   return l;
 }
-constexpr layer conv2d(int out, int k) { return conv2d(out, k, k); }
+constexpr layer conv2d(int out, int k) {
+  return conv2d(out, k, k);
+}
 
 /// Pointwise convolution: a 1x1 conv2d.
-constexpr layer pointwise(int out) { return conv2d(out, 1, 1); }
+constexpr layer pointwise(int out) {
+  return conv2d(out, 1, 1);
+}
 
 /// Depthwise convolution (one kh x kw filter per channel).
 constexpr layer depthwise(int kh, int kw) {
@@ -242,7 +253,9 @@ constexpr layer depthwise(int kh, int kw) {
   l.kernel = {kh, kw};
   return l;
 }
-constexpr layer depthwise(int k) { return depthwise(k, k); }
+constexpr layer depthwise(int k) {
+  return depthwise(k, k);
+}
 
 /// Fully connected over the flattened HWC input: 8-bit requantized output by default,
 /// `.raw()` for int32 logits.
@@ -262,7 +275,9 @@ constexpr layer maxpool(int kh, int kw) {
   l.requantize = false;
   return l;
 }
-constexpr layer maxpool(int k) { return maxpool(k, k); }
+constexpr layer maxpool(int k) {
+  return maxpool(k, k);
+}
 
 /// Average pool: floor(sum * m / d) over the window. By default m = 1 and d = the window
 /// area (a plain floor average); set exact NEMO constants with `.requantized(m, d)`.
@@ -274,9 +289,13 @@ constexpr layer avgpool(int kh, int kw) {
   l.quant.d = 0;  // 0: the window area, resolved by shape inference
   return l;
 }
-constexpr layer avgpool(int k) { return avgpool(k, k); }
+constexpr layer avgpool(int k) {
+  return avgpool(k, k);
+}
 /// Average over the whole input plane.
-constexpr layer global_avgpool() { return avgpool(0, 0); }
+constexpr layer global_avgpool() {
+  return avgpool(0, 0);
+}
 
 /// Residual add of the previous layer's output and layer `other` (by name):
 /// y = clip(floor((s0 + s1) * m / d), lo, hi), s_i the input rescaled by `.scaled(i, ...)`.

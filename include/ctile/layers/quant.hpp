@@ -14,10 +14,10 @@ namespace ctile {
 
 /// Requantization of a 32-bit value to an unsigned activation: multiply, exact division, clip.
 struct requant {
-  std::int64_t m = 1;   ///< multiplier (NEMO's Mul constant)
-  std::int64_t d = 1;   ///< divisor, any positive integer (2^k, but also e.g. 2^24 - 1)
-  int lo = 0;           ///< lower clip bound (ReLU: 0)
-  int hi = 255;         ///< upper clip bound (2^bits - 1)
+  std::int64_t m = 1;  ///< multiplier (NEMO's Mul constant)
+  std::int64_t d = 1;  ///< divisor, any positive integer (2^k, but also e.g. 2^24 - 1)
+  int lo = 0;          ///< lower clip bound (ReLU: 0)
+  int hi = 255;        ///< upper clip bound (2^bits - 1)
 
   friend constexpr bool operator==(const requant&, const requant&) = default;
 

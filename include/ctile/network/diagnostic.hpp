@@ -78,8 +78,7 @@ struct residual_add_inputs_differ_in_shape {
 template <int Layer, auto Name, op Kind, int KernelH, int KernelW, int PaddedInputH,
           int PaddedInputW>
 struct window_larger_than_padded_input {
-  static_assert(Layer < 0,
-                "a layer's kernel window does not fit in its (padded) input even once");
+  static_assert(Layer < 0, "a layer's kernel window does not fit in its (padded) input even once");
 };
 template <int Layer, auto Name, op Kind, int KernelH, int KernelW, int StrideH, int StrideW>
 struct kernel_and_stride_must_be_positive {
@@ -131,23 +130,21 @@ consteval bool report() {
   } else if constexpr (D.what == problem::unknown_source) {
     (void)error::layer_takes_input_from_an_unknown_name<D.layer, name, D.kind, other>{};
   } else if constexpr (D.what == problem::source_not_earlier) {
-    (void)error::layer_takes_input_from_a_layer_that_is_not_earlier<D.layer, name, D.kind,
-                                                                     v[0]>{};
+    (void)error::layer_takes_input_from_a_layer_that_is_not_earlier<D.layer, name, D.kind, v[0]>{};
   } else if constexpr (D.what == problem::input_channels) {
-    (void)error::layer_expects_other_input_channels<D.layer, name, D.kind, v[0], v[1], v[2],
-                                                    v[3], v[4]>{};
+    (void)error::layer_expects_other_input_channels<D.layer, name, D.kind, v[0], v[1], v[2], v[3],
+                                                    v[4]>{};
   } else if constexpr (D.what == problem::add_shapes_differ) {
-    (void)error::residual_add_inputs_differ_in_shape<D.layer, name, v[0], v[1], v[2], v[3],
-                                                     v[4], v[5]>{};
+    (void)error::residual_add_inputs_differ_in_shape<D.layer, name, v[0], v[1], v[2], v[3], v[4],
+                                                     v[5]>{};
   } else if constexpr (D.what == problem::window_too_large) {
-    (void)error::window_larger_than_padded_input<D.layer, name, D.kind, v[0], v[1], v[2],
-                                                 v[3]>{};
+    (void)error::window_larger_than_padded_input<D.layer, name, D.kind, v[0], v[1], v[2], v[3]>{};
   } else if constexpr (D.what == problem::bad_geometry) {
-    (void)error::kernel_and_stride_must_be_positive<D.layer, name, D.kind, v[0], v[1], v[2],
-                                                    v[3]>{};
+    (void)
+        error::kernel_and_stride_must_be_positive<D.layer, name, D.kind, v[0], v[1], v[2], v[3]>{};
   } else if constexpr (D.what == problem::padding_not_smaller_than_kernel) {
-    (void)error::padding_must_be_smaller_than_kernel<D.layer, name, D.kind, v[0], v[1], v[2],
-                                                     v[3], v[4], v[5]>{};
+    (void)error::padding_must_be_smaller_than_kernel<D.layer, name, D.kind, v[0], v[1], v[2], v[3],
+                                                     v[4], v[5]>{};
   } else if constexpr (D.what == problem::bad_channel_count) {
     (void)error::channel_count_must_be_positive<D.layer, name, D.kind, v[0]>{};
   } else if constexpr (D.what == problem::int32_output_consumed) {

@@ -108,11 +108,11 @@ constexpr diagnostic infer(std::span<layer> ls) {
       l.stride = {1, 1};
     }
     if (l.kind == op::avgpool && l.quant.d == 0) l.quant.d = std::int64_t{l.kernel.h} * l.kernel.w;
-    const bool windowed = l.kind == op::conv || l.kind == op::depthwise ||
-                          l.kind == op::maxpool || l.kind == op::avgpool;
+    const bool windowed = l.kind == op::conv || l.kind == op::depthwise || l.kind == op::maxpool ||
+                          l.kind == op::avgpool;
     if (windowed) {
-      if (l.kernel.h <= 0 || l.kernel.w <= 0 || l.stride.h <= 0 || l.stride.w <= 0 ||
-          l.pad.t < 0 || l.pad.b < 0 || l.pad.l < 0 || l.pad.r < 0) {
+      if (l.kernel.h <= 0 || l.kernel.w <= 0 || l.stride.h <= 0 || l.stride.w <= 0 || l.pad.t < 0 ||
+          l.pad.b < 0 || l.pad.l < 0 || l.pad.r < 0) {
         auto d = fault(problem::bad_geometry, i, l);
         d.v[0] = l.kernel.h, d.v[1] = l.kernel.w, d.v[2] = l.stride.h, d.v[3] = l.stride.w;
         return d;
@@ -161,9 +161,9 @@ constexpr diagnostic infer(std::span<layer> ls) {
     }
     if (l.kind == op::depthwise && l.out_channels == 0) l.out_channels = l.in.c;
     if (l.kind != op::conv && l.kind != op::linear) l.out_channels = l.out.c;
-    const int expects = l.in_channels != 0 ? l.in_channels
+    const int expects = l.in_channels != 0                                      ? l.in_channels
                         : (l.kind == op::depthwise && l.out_channels != l.in.c) ? l.out_channels
-                                                                                 : 0;
+                                                                                : 0;
     if (expects != 0 && expects != l.in.c) {
       auto d = fault(problem::input_channels, i, l);
       d.v[0] = l.kernel.h, d.v[1] = l.kernel.w, d.v[2] = expects, d.v[3] = l.src[0],
@@ -173,8 +173,8 @@ constexpr diagnostic infer(std::span<layer> ls) {
     l.in_channels = l.in.c;
     // Arithmetic.
     const bool uses_quant = l.requantize && l.kind != op::maxpool;
-    if (uses_quant && (l.quant.d <= 0 || l.quant.lo < 0 || l.quant.hi > 255 ||
-                       l.quant.lo > l.quant.hi)) {
+    if (uses_quant &&
+        (l.quant.d <= 0 || l.quant.lo < 0 || l.quant.hi > 255 || l.quant.lo > l.quant.hi)) {
       auto d = fault(problem::bad_requant, i, l);
       d.v[0] = detail::clamp_int(l.quant.m), d.v[1] = detail::clamp_int(l.quant.d);
       d.v[2] = l.quant.lo, d.v[3] = l.quant.hi;

@@ -92,9 +92,8 @@ concept network_type = requires {
 /// (std::integral_constant-like: `decltype(i)::value`, usable as `Net::layers[i]`).
 template <network_type Net, class F>
 constexpr void for_each_layer(F&& f) {
-  boost::hana::for_each(boost::hana::make_range(boost::hana::size_c<0>,
-                                                boost::hana::size_c<Net::size>),
-                        f);
+  boost::hana::for_each(
+      boost::hana::make_range(boost::hana::size_c<0>, boost::hana::size_c<Net::size>), f);
 }
 
 }  // namespace ctile

@@ -12,7 +12,8 @@ namespace ctile {
 
 /// One layer's constant data. Spans left empty for what the layer does not use.
 struct layer_params {
-  std::span<const std::int8_t> weights{};  ///< conv [Cout][Kh][Kw][Cin], dw [C][Kh][Kw], fc [Cout][H*W*C]
+  std::span<const std::int8_t>
+      weights{};  ///< conv [Cout][Kh][Kw][Cin], dw [C][Kh][Kw], fc [Cout][H*W*C]
   std::span<const std::int32_t> bias{};    ///< [Cout]
   std::span<const std::int32_t> kappa{};   ///< [Cout]
   std::span<const std::int32_t> lambda{};  ///< [Cout]
@@ -29,17 +30,21 @@ struct params_problem {
 
 constexpr const char* field_name(params_problem::field f) {
   switch (f) {
-    case params_problem::field::weights: return "weights";
-    case params_problem::field::bias: return "bias";
-    case params_problem::field::kappa: return "kappa";
-    case params_problem::field::lambda: return "lambda";
-    default: return "none";
+    case params_problem::field::weights:
+      return "weights";
+    case params_problem::field::bias:
+      return "bias";
+    case params_problem::field::kappa:
+      return "kappa";
+    case params_problem::field::lambda:
+      return "lambda";
+    default:
+      return "none";
   }
 }
 
 /// Checks every layer's data against the sizes its (inferred) shape implies.
-constexpr params_problem check_params(std::span<const layer> ls,
-                                      std::span<const layer_params> ps) {
+constexpr params_problem check_params(std::span<const layer> ls, std::span<const layer_params> ps) {
   using f = params_problem::field;
   for (std::size_t i = 0; i < ls.size(); ++i) {
     const layer& l = ls[i];
