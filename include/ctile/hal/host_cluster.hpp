@@ -168,7 +168,10 @@ class host_cluster {
     std::string done;
     for (int c = 0; c < team_; ++c) {
       if (states_[static_cast<std::size_t>(c)] == state::at_barrier) ++waiting;
-      if (states_[static_cast<std::size_t>(c)] == state::done) done += " " + std::to_string(c);
+      if (states_[static_cast<std::size_t>(c)] == state::done) {
+        done += ' ';
+        done += std::to_string(c);
+      }
     }
     if (waiting == 0) {
       turn_ = -1;  // every core returned
