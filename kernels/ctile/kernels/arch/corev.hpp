@@ -73,9 +73,9 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
   std::uint32_t x0, x1, y0, y1, y2, y3;
   // Body of 14 instructions: the loop end is 4 + 14 * 4 bytes after cv.setup, uimm = 30.
   __asm__ volatile(
+      ".balign 4\n"
       ".option push\n"
       ".option norvc\n"
-      ".balign 4\n"
       ".insn i 0x2B, 4, x0, %[n], 30\n"
       "cv.lw %[x0], (%[a0]), 4\n"
       "cv.lw %[x1], (%[a1]), 4\n"
@@ -108,9 +108,9 @@ inline void mm4x1(const std::uint8_t* a0, const std::int8_t* w0, const std::int8
   std::int32_t s0 = acc[0], s2 = acc[2], s4 = acc[4], s6 = acc[6];
   std::uint32_t x0, y0, y1, y2, y3;
   __asm__ volatile(
+      ".balign 4\n"
       ".option push\n"
       ".option norvc\n"
-      ".balign 4\n"
       ".insn i 0x2B, 4, x0, %[n], 20\n"
       "cv.lw %[x0], (%[a0]), 4\n"
       "cv.lw %[y0], (%[w0]), 4\n"
@@ -134,9 +134,9 @@ inline void mm4x1(const std::uint8_t* a0, const std::int8_t* w0, const std::int8
 inline std::int32_t dot(const std::uint8_t* a, const std::int8_t* w, int words, std::int32_t s) {
   std::uint32_t x, y;
   __asm__ volatile(
+      ".balign 4\n"
       ".option push\n"
       ".option norvc\n"
-      ".balign 4\n"
       ".insn i 0x2B, 4, x0, %[n], 8\n"
       "cv.lw %[x], (%[a]), 4\n"
       "cv.lw %[y], (%[w]), 4\n"
