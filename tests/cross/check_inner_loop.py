@@ -3,7 +3,7 @@
 
 Usage: check_inner_loop.py OBJDUMP ELF
 
-Finds every `cv.setup` (emitted through .insn: opcode 0x2B, funct3 4; the loop ends at
+Finds every `cv.setup` (emitted through .insn: opcode 0x2B, funct3 4, bits [11:8] 0111; ends at
 pc + 2 * uimm), checks each body obeys the hardware-loop rules (aligned, 32-bit instructions
 only, at least 3, no branches), prints the instruction mix of each loop, and requires the
 conv/pointwise 4x2 loop: 8 cv.sdotusp.b in at most 14 instructions for 32 MACs.
@@ -39,7 +39,8 @@ def main() -> int:
         if len(word) != 8:
             continue
         w = int(word, 16)
-        if (w & 0x707F) != 0x402B:
+        # cv.setup: opcode 0x2B, funct3 4, bits [11:8] = 0111 (bit 7: loop number).
+        if (w & 0x707F) != 0x402B or ((w >> 8) & 0xF) != 0x7:
             continue
         loops += 1
         end = addr + 2 * (w >> 20)

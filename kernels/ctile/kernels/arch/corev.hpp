@@ -1,8 +1,10 @@
 // CORE-V (CV32E40P v2, xcvsimd/xcvmac/xcvalu/xcvmem) backend through inline assembly, for
 // clang-19 which has the instructions but no builtins for them. Hardware loops are emitted
-// with `.insn` because LLVM 19 lacks xcvhwlp: `cv.setup L, rs1, uimm` is opcode 0x2B,
-// funct3 4, rd = L, the loop end at pc + 2 * uimm. A loop body is 32-bit instructions only
-// (`.option norvc`), 4-byte aligned, at least 3 instructions.
+// with `.insn` because LLVM 19 lacks xcvhwlp. `cv.setup L, rs1, uimm` (CV32E40P v2) is
+// opcode 0x2B (custom-1), funct3 4, bits [11:8] = 0111 and bit 7 = L, so loop 0 is written
+// `.insn i 0x2B, 4, x14, rs1, uimm`; the loop starts after it and ends (first instruction
+// after the body) at pc + 2 * uimm. A body is 32-bit instructions only (`.option norvc`),
+// 4-byte aligned, at least 3 instructions, no branches.
 #pragma once
 
 #include <cstdint>
@@ -76,7 +78,7 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
       ".balign 4\n"
       ".option push\n"
       ".option norvc\n"
-      ".insn i 0x2B, 4, x0, %[n], 30\n"
+      ".insn i 0x2B, 4, x14, %[n], 30\n"
       "cv.lw %[x0], (%[a0]), 4\n"
       "cv.lw %[x1], (%[a1]), 4\n"
       "cv.lw %[y0], (%[w0]), 4\n"
@@ -111,7 +113,7 @@ inline void mm4x1(const std::uint8_t* a0, const std::int8_t* w0, const std::int8
       ".balign 4\n"
       ".option push\n"
       ".option norvc\n"
-      ".insn i 0x2B, 4, x0, %[n], 20\n"
+      ".insn i 0x2B, 4, x14, %[n], 20\n"
       "cv.lw %[x0], (%[a0]), 4\n"
       "cv.lw %[y0], (%[w0]), 4\n"
       "cv.lw %[y1], (%[w1]), 4\n"
@@ -137,7 +139,7 @@ inline std::int32_t dot(const std::uint8_t* a, const std::int8_t* w, int words, 
       ".balign 4\n"
       ".option push\n"
       ".option norvc\n"
-      ".insn i 0x2B, 4, x0, %[n], 8\n"
+      ".insn i 0x2B, 4, x14, %[n], 8\n"
       "cv.lw %[x], (%[a]), 4\n"
       "cv.lw %[y], (%[w]), 4\n"
       "cv.sdotusp.b %[s], %[x], %[y]\n"
