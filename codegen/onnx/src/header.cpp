@@ -1,0 +1,1 @@
+#include "ctile/onnx/import.hpp"
