@@ -21,7 +21,7 @@ namespace ctile::onnx {
 namespace {
 
 std::string compose(const std::string& node, const std::string& op, const std::string& reason) {
-  std::string s = "node " + node;
+  std::string s = (!node.empty() && (node[0] == '#' || node[0] == '\'')) ? "node " + node : node;
   if (!op.empty()) s += " (" + op + ")";
   return s + ": " + reason;
 }
@@ -137,7 +137,12 @@ std::optional<std::pair<i64, int>> dyadic(double c) {
   for (int k = 0; k <= 32; ++k) {
     const double s = std::ldexp(c, k);
     if (std::fabs(s) >= 9.0e15) return std::nullopt;
-    if (s == std::floor(s)) return std::pair{static_cast<i64>(s), k};
+    if (s == std::floor(s)) {
+      // A fraction only when its numerator is small (0.5, 2^-7): a float such as 0.3f is
+      // also p / 2^k, but with a huge p, and is not an intended exact constant.
+      if (k > 0 && std::fabs(s) > 65536.0) return std::nullopt;
+      return std::pair{static_cast<i64>(s), k};
+    }
   }
   return std::nullopt;
 }
@@ -544,7 +549,8 @@ void importer::chain_op(chain& ch, const std::string& op, const constant* c, boo
   } else if (op == "Clip" || op == "Relu") {
     s.reduce();
     if (s.D != 1) fail("Clip/Relu of a value that is not an integer (a division without Floor)");
-    int lo = 0, hi = std::numeric_limits<int>::max();
+    // A Relu in an 8-bit network saturates at 255 (the activation's width).
+    int lo = 0, hi = 255;
     if (op == "Clip") {
       double dlo = -1e300, dhi = 1e300;
       if (auto v = attr_float("min")) dlo = *v;
