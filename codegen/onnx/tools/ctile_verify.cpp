@@ -1,0 +1,72 @@
+// ctile-verify DIR: imports DIR/model_int.onnx, runs it on DIR/input.txt and compares every
+// layer with DIR/out_layerK.txt, value by value.
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "ctile/onnx/verify.hpp"
+
+namespace {
+
+int usage(const char* argv0) {
+  std::fprintf(stderr,
+               "usage: %s DIR [--dump OUTDIR] [--platform gap8|host] [--l1 BYTES] [--l2 BYTES]\n"
+               "                 [--drop-epilogue]\n"
+               "DIR holds model_int.onnx, input.txt and out_layerK.txt (DORY's format).\n",
+               argv0);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace ctile::onnx;
+  verify_options o;
+  std::string dir;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    if (a == "--dump" || a == "--platform" || a == "--l1" || a == "--l2") {
+      const char* v = next();
+      if (v == nullptr) return usage(argv[0]);
+      if (a == "--dump") o.dump_dir = v;
+      if (a == "--platform") o.platform.platform = v;
+      if (a == "--l1" || a == "--l2") {
+        const auto b = parse_bytes(v);
+        if (!b || *b <= 0) {
+          std::fprintf(stderr, "ctile-verify: %s expects a positive byte count, got '%s'\n",
+                       a.c_str(), v);
+          return 2;
+        }
+        (a == "--l1" ? o.platform.l1 : o.platform.l2) = *b;
+      }
+    } else if (a == "--drop-epilogue") {
+      o.import.keep_epilogue = false;
+    } else if (a == "-h" || a == "--help") {
+      usage(argv[0]);
+      return 0;
+    } else if (!a.empty() && a[0] == '-') {
+      std::fprintf(stderr, "ctile-verify: unknown option '%s'\n", a.c_str());
+      return usage(argv[0]);
+    } else if (dir.empty()) {
+      dir = a;
+    } else {
+      return usage(argv[0]);
+    }
+  }
+  if (dir.empty()) return usage(argv[0]);
+  if (const std::string err = validate(o.platform); !err.empty()) {
+    std::fprintf(stderr, "ctile-verify: %s\n", err.c_str());
+    return 2;
+  }
+  try {
+    const verify_report r = verify_folder(dir, o);
+    print_report(std::cout, r);
+    return r.ok() ? 0 : 1;
+  } catch (const import_error& e) {
+    std::fprintf(stderr, "ctile-verify: import failed: %s\n", e.what());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ctile-verify: %s\n", e.what());
+  }
+  return 1;
+}

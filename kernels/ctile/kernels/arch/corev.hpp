@@ -1,0 +1,153 @@
+// CORE-V (CV32E40P v2, xcvsimd/xcvmac/xcvalu/xcvmem) backend through inline assembly, for
+// clang-19 which has the instructions but no builtins for them. Hardware loops are emitted
+// with `.insn` because LLVM 19 lacks xcvhwlp. `cv.setup L, rs1, uimm` (CV32E40P v2) is
+// opcode 0x2B (custom-1), funct3 4, bits [11:8] = 0111 and bit 7 = L, so loop 0 is written
+// `.insn i 0x2B, 4, x14, rs1, uimm`; the loop starts after it and ends (first instruction
+// after the body) at pc + 2 * uimm. A body is 32-bit instructions only (`.option norvc`),
+// 4-byte aligned, at least 3 instructions, no branches.
+#pragma once
+
+#include <cstdint>
+
+#include "ctile/kernels/arch/portable.hpp"
+
+#if !defined(__riscv_xcvsimd) || !defined(__riscv_xcvalu) || !defined(__riscv_xcvmem)
+#error "the CORE-V backend needs -march=rv32imc_xcvsimd_xcvmac_xcvalu_xcvmem_xcvbi"
+#endif
+
+namespace ctile::kernels::arch::corev {
+
+inline constexpr const char* name = "corev";
+
+using portable::pack4;
+using portable::sbyte;
+using portable::ubyte;
+
+inline std::int32_t sdotusp4(std::uint32_t a, std::uint32_t b, std::int32_t acc) {
+  __asm__("cv.sdotusp.b %0, %1, %2" : "+r"(acc) : "r"(a), "r"(b));
+  return acc;
+}
+inline std::int32_t sdotsp4(std::uint32_t a, std::uint32_t b, std::int32_t acc) {
+  __asm__("cv.sdotsp.b %0, %1, %2" : "+r"(acc) : "r"(a), "r"(b));
+  return acc;
+}
+inline std::uint32_t maxu4(std::uint32_t a, std::uint32_t b) {
+  std::uint32_t r;
+  __asm__("cv.maxu.b %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+inline std::int32_t clipu_r(std::int32_t x, std::int32_t hi) {
+  std::int32_t r;
+  __asm__("cv.clipur %0, %1, %2" : "=r"(r) : "r"(x), "r"(hi));
+  return r;
+}
+inline std::int32_t clipu(std::int32_t x, int bits) {
+  return clipu_r(x, static_cast<std::int32_t>((std::uint32_t{1} << (bits - 1)) - 1u));
+}
+inline std::int32_t max(std::int32_t a, std::int32_t b) {
+  std::int32_t r;
+  __asm__("cv.max %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+inline std::int32_t min(std::int32_t a, std::int32_t b) {
+  std::int32_t r;
+  __asm__("cv.min %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+/// The core handles misaligned words in hardware.
+inline std::uint32_t load4(const void* p) {
+  std::uint32_t v;
+  __asm__ volatile("lw %0, 0(%1)" : "=r"(v) : "r"(p) : "memory");
+  return v;
+}
+inline void store4(void* p, std::uint32_t v) {
+  __asm__ volatile("sw %1, 0(%0)" : : "r"(p), "r"(v) : "memory");
+}
+
+/// The 4x2 inner loop: 4 filter rows w0..w3 against 2 pixel columns a0, a1, over `words`
+/// 4-byte groups (words >= 1), adding into acc[0..7] (acc[2 * f + p] = filter f, pixel p).
+/// One iteration: 6 post-increment loads + 8 cv.sdotusp.b for 32 MACs, in a hardware loop.
+inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int8_t* w0,
+                  const std::int8_t* w1, const std::int8_t* w2, const std::int8_t* w3, int words,
+                  std::int32_t* acc) {
+  std::int32_t s0 = acc[0], s1 = acc[1], s2 = acc[2], s3 = acc[3];
+  std::int32_t s4 = acc[4], s5 = acc[5], s6 = acc[6], s7 = acc[7];
+  std::uint32_t x0, x1, y0, y1, y2, y3;
+  // Body of 14 instructions: the loop end is 4 + 14 * 4 bytes after cv.setup, uimm = 30.
+  __asm__ volatile(
+      ".balign 4\n"
+      ".option push\n"
+      ".option norvc\n"
+      ".insn i 0x2B, 4, x14, %[n], 30\n"
+      "cv.lw %[x0], (%[a0]), 4\n"
+      "cv.lw %[x1], (%[a1]), 4\n"
+      "cv.lw %[y0], (%[w0]), 4\n"
+      "cv.lw %[y1], (%[w1]), 4\n"
+      "cv.sdotusp.b %[s0], %[x0], %[y0]\n"
+      "cv.sdotusp.b %[s1], %[x1], %[y0]\n"
+      "cv.lw %[y2], (%[w2]), 4\n"
+      "cv.sdotusp.b %[s2], %[x0], %[y1]\n"
+      "cv.sdotusp.b %[s3], %[x1], %[y1]\n"
+      "cv.lw %[y3], (%[w3]), 4\n"
+      "cv.sdotusp.b %[s4], %[x0], %[y2]\n"
+      "cv.sdotusp.b %[s5], %[x1], %[y2]\n"
+      "cv.sdotusp.b %[s6], %[x0], %[y3]\n"
+      "cv.sdotusp.b %[s7], %[x1], %[y3]\n"
+      ".option pop\n"
+      : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [s4] "+r"(s4), [s5] "+r"(s5),
+        [s6] "+r"(s6), [s7] "+r"(s7), [a0] "+r"(a0), [a1] "+r"(a1), [w0] "+r"(w0), [w1] "+r"(w1),
+        [w2] "+r"(w2), [w3] "+r"(w3), [x0] "=&r"(x0), [x1] "=&r"(x1), [y0] "=&r"(y0),
+        [y1] "=&r"(y1), [y2] "=&r"(y2), [y3] "=&r"(y3)
+      : [n] "r"(words)
+      : "memory");
+  acc[0] = s0, acc[1] = s1, acc[2] = s2, acc[3] = s3;
+  acc[4] = s4, acc[5] = s5, acc[6] = s6, acc[7] = s7;
+}
+
+/// The 4x1 loop (odd last pixel): 5 loads + 4 cv.sdotusp.b per 16 MACs.
+inline void mm4x1(const std::uint8_t* a0, const std::int8_t* w0, const std::int8_t* w1,
+                  const std::int8_t* w2, const std::int8_t* w3, int words, std::int32_t* acc) {
+  std::int32_t s0 = acc[0], s2 = acc[2], s4 = acc[4], s6 = acc[6];
+  std::uint32_t x0, y0, y1, y2, y3;
+  __asm__ volatile(
+      ".balign 4\n"
+      ".option push\n"
+      ".option norvc\n"
+      ".insn i 0x2B, 4, x14, %[n], 20\n"
+      "cv.lw %[x0], (%[a0]), 4\n"
+      "cv.lw %[y0], (%[w0]), 4\n"
+      "cv.lw %[y1], (%[w1]), 4\n"
+      "cv.lw %[y2], (%[w2]), 4\n"
+      "cv.sdotusp.b %[s0], %[x0], %[y0]\n"
+      "cv.lw %[y3], (%[w3]), 4\n"
+      "cv.sdotusp.b %[s2], %[x0], %[y1]\n"
+      "cv.sdotusp.b %[s4], %[x0], %[y2]\n"
+      "cv.sdotusp.b %[s6], %[x0], %[y3]\n"
+      ".option pop\n"
+      : [s0] "+r"(s0), [s2] "+r"(s2), [s4] "+r"(s4), [s6] "+r"(s6), [a0] "+r"(a0), [w0] "+r"(w0),
+        [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3), [x0] "=&r"(x0), [y0] "=&r"(y0), [y1] "=&r"(y1),
+        [y2] "=&r"(y2), [y3] "=&r"(y3)
+      : [n] "r"(words)
+      : "memory");
+  acc[0] = s0, acc[2] = s2, acc[4] = s4, acc[6] = s6;
+}
+
+/// One filter row against one column: 2 loads + 1 cv.sdotusp.b (+ padding to 3 instructions).
+inline std::int32_t dot(const std::uint8_t* a, const std::int8_t* w, int words, std::int32_t s) {
+  std::uint32_t x, y;
+  __asm__ volatile(
+      ".balign 4\n"
+      ".option push\n"
+      ".option norvc\n"
+      ".insn i 0x2B, 4, x14, %[n], 8\n"
+      "cv.lw %[x], (%[a]), 4\n"
+      "cv.lw %[y], (%[w]), 4\n"
+      "cv.sdotusp.b %[s], %[x], %[y]\n"
+      ".option pop\n"
+      : [s] "+r"(s), [a] "+r"(a), [w] "+r"(w), [x] "=&r"(x), [y] "=&r"(y)
+      : [n] "r"(words)
+      : "memory");
+  return s;
+}
+
+}  // namespace ctile::kernels::arch::corev

@@ -1,0 +1,83 @@
+// Portable C++ definitions of the PULP / CORE-V instructions the kernels use. Each function
+// is the instruction's definition, written so that a plain RV32IMC (or host) compiler turns
+// it into straight-line integer code. The other backends must agree with these bit for bit.
+#pragma once
+
+#include <cstdint>
+
+namespace ctile::kernels::arch::portable {
+
+inline constexpr const char* name = "portable";
+
+/// Byte `i` (0 = least significant) of a word, unsigned.
+constexpr std::uint32_t ubyte(std::uint32_t w, int i) {
+  return (w >> (8 * i)) & 0xFFu;
+}
+/// Byte `i` of a word, sign-extended.
+constexpr std::int32_t sbyte(std::uint32_t w, int i) {
+  return static_cast<std::int32_t>(ubyte(w, i) ^ 0x80u) - 0x80;
+}
+
+/// cv.sdotusp.b / __builtin_pulp_sdotusp4: acc + sum_i u8(a_i) * s8(b_i), wrapping on 32 bits.
+constexpr std::int32_t sdotusp4(std::uint32_t a, std::uint32_t b, std::int32_t acc) {
+  std::uint32_t r = static_cast<std::uint32_t>(acc);
+  for (int i = 0; i < 4; ++i)
+    r += static_cast<std::uint32_t>(static_cast<std::int32_t>(ubyte(a, i)) * sbyte(b, i));
+  return static_cast<std::int32_t>(r);
+}
+
+/// cv.sdotsp.b / __builtin_pulp_sdotsp4: acc + sum_i s8(a_i) * s8(b_i), wrapping on 32 bits.
+constexpr std::int32_t sdotsp4(std::uint32_t a, std::uint32_t b, std::int32_t acc) {
+  std::uint32_t r = static_cast<std::uint32_t>(acc);
+  for (int i = 0; i < 4; ++i) r += static_cast<std::uint32_t>(sbyte(a, i) * sbyte(b, i));
+  return static_cast<std::int32_t>(r);
+}
+
+/// cv.maxu.b / __builtin_pulp_maxu4: byte-wise unsigned maximum.
+constexpr std::uint32_t maxu4(std::uint32_t a, std::uint32_t b) {
+  std::uint32_t r = 0;
+  for (int i = 0; i < 4; ++i) {
+    const std::uint32_t x = ubyte(a, i);
+    const std::uint32_t y = ubyte(b, i);
+    r |= (x > y ? x : y) << (8 * i);
+  }
+  return r;
+}
+
+/// cv.clipur / __builtin_pulp_clipu_r: 0 if x <= 0, hi if x >= hi, else x (hi >= 0).
+constexpr std::int32_t clipu_r(std::int32_t x, std::int32_t hi) {
+  return x <= 0 ? 0 : (x >= hi ? hi : x);
+}
+
+/// cv.clipu with an immediate: clip to [0, 2^(bits-1) - 1] (bits in 1..31; bits = 9 gives 255).
+constexpr std::int32_t clipu(std::int32_t x, int bits) {
+  return clipu_r(x, static_cast<std::int32_t>((std::uint32_t{1} << (bits - 1)) - 1u));
+}
+
+/// cv.max / cv.min (signed).
+constexpr std::int32_t max(std::int32_t a, std::int32_t b) {
+  return a > b ? a : b;
+}
+constexpr std::int32_t min(std::int32_t a, std::int32_t b) {
+  return a < b ? a : b;
+}
+
+/// cv.pack / __builtin_pulp_pack4: four bytes into a word, `a` in the least significant byte.
+constexpr std::uint32_t pack4(std::uint32_t a, std::uint32_t b, std::uint32_t c, std::uint32_t d) {
+  return (a & 0xFFu) | ((b & 0xFFu) << 8) | ((c & 0xFFu) << 16) | ((d & 0xFFu) << 24);
+}
+
+/// A little-endian 32-bit load from any address (the cores allow misaligned words).
+inline std::uint32_t load4(const void* p) {
+  const auto* b = static_cast<const std::uint8_t*>(p);
+  return pack4(b[0], b[1], b[2], b[3]);
+}
+inline void store4(void* p, std::uint32_t v) {
+  auto* b = static_cast<std::uint8_t*>(p);
+  b[0] = static_cast<std::uint8_t>(v);
+  b[1] = static_cast<std::uint8_t>(v >> 8);
+  b[2] = static_cast<std::uint8_t>(v >> 16);
+  b[3] = static_cast<std::uint8_t>(v >> 24);
+}
+
+}  // namespace ctile::kernels::arch::portable

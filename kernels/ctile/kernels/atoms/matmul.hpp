@@ -1,0 +1,100 @@
+// The matrix atoms every weighted kernel is built from: 4 filter rows x 2 columns (PULP-NN's
+// 4x2), 4 x 1, and 1 x 1, over K bytes. Word loops go to the backend (hardware loops and
+// post-increment loads on CORE-V); the K mod 4 tail bytes are added here.
+#pragma once
+
+#include <cstdint>
+
+#include "ctile/kernels/arch/isa.hpp"
+
+namespace ctile::kernels::atoms {
+
+namespace detail {
+
+inline std::int32_t tail(const std::uint8_t* a, const std::int8_t* w, int from, int k,
+                         std::int32_t s) {
+  for (int i = from; i < k; ++i)
+    s = static_cast<std::int32_t>(static_cast<std::uint32_t>(s) +
+                                  static_cast<std::uint32_t>(std::int32_t{a[i]} * w[i]));
+  return s;
+}
+
+}  // namespace detail
+
+/// acc[2 * f + p] += dot(column p, filter f) for f < 4, p < 2; filters are `stride` apart.
+inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int8_t* w, int k,
+                  int stride, std::int32_t* acc) {
+  const int words = k / 4;
+  const std::int8_t* w0 = w;
+  const std::int8_t* w1 = w + stride;
+  const std::int8_t* w2 = w1 + stride;
+  const std::int8_t* w3 = w2 + stride;
+#if defined(CTILE_KERNELS_ISA_COREV)
+  if (words > 0) isa::mm4x2(a0, a1, w0, w1, w2, w3, words, acc);
+#else
+  for (int i = 0; i < words; ++i) {
+    const std::uint32_t x0 = isa::load4(a0 + 4 * i);
+    const std::uint32_t x1 = isa::load4(a1 + 4 * i);
+    const std::uint32_t y0 = isa::load4(w0 + 4 * i);
+    const std::uint32_t y1 = isa::load4(w1 + 4 * i);
+    acc[0] = isa::sdotusp4(x0, y0, acc[0]);
+    acc[1] = isa::sdotusp4(x1, y0, acc[1]);
+    const std::uint32_t y2 = isa::load4(w2 + 4 * i);
+    acc[2] = isa::sdotusp4(x0, y1, acc[2]);
+    acc[3] = isa::sdotusp4(x1, y1, acc[3]);
+    const std::uint32_t y3 = isa::load4(w3 + 4 * i);
+    acc[4] = isa::sdotusp4(x0, y2, acc[4]);
+    acc[5] = isa::sdotusp4(x1, y2, acc[5]);
+    acc[6] = isa::sdotusp4(x0, y3, acc[6]);
+    acc[7] = isa::sdotusp4(x1, y3, acc[7]);
+  }
+#endif
+  const int done = 4 * words;
+  if (done == k) return;
+  const std::int8_t* ws[4] = {w0, w1, w2, w3};
+  for (int f = 0; f < 4; ++f) {
+    acc[2 * f] = detail::tail(a0, ws[f], done, k, acc[2 * f]);
+    acc[2 * f + 1] = detail::tail(a1, ws[f], done, k, acc[2 * f + 1]);
+  }
+}
+
+/// acc[2 * f] += dot(column, filter f) for f < 4 (odd slots untouched).
+inline void mm4x1(const std::uint8_t* a0, const std::int8_t* w, int k, int stride,
+                  std::int32_t* acc) {
+  const int words = k / 4;
+  const std::int8_t* w0 = w;
+  const std::int8_t* w1 = w + stride;
+  const std::int8_t* w2 = w1 + stride;
+  const std::int8_t* w3 = w2 + stride;
+#if defined(CTILE_KERNELS_ISA_COREV)
+  if (words > 0) isa::mm4x1(a0, w0, w1, w2, w3, words, acc);
+#else
+  for (int i = 0; i < words; ++i) {
+    const std::uint32_t x0 = isa::load4(a0 + 4 * i);
+    acc[0] = isa::sdotusp4(x0, isa::load4(w0 + 4 * i), acc[0]);
+    acc[2] = isa::sdotusp4(x0, isa::load4(w1 + 4 * i), acc[2]);
+    acc[4] = isa::sdotusp4(x0, isa::load4(w2 + 4 * i), acc[4]);
+    acc[6] = isa::sdotusp4(x0, isa::load4(w3 + 4 * i), acc[6]);
+  }
+#endif
+  const int done = 4 * words;
+  if (done == k) return;
+  acc[0] = detail::tail(a0, w0, done, k, acc[0]);
+  acc[2] = detail::tail(a0, w1, done, k, acc[2]);
+  acc[4] = detail::tail(a0, w2, done, k, acc[4]);
+  acc[6] = detail::tail(a0, w3, done, k, acc[6]);
+}
+
+/// acc + dot(column, filter) over k bytes.
+inline std::int32_t dot(const std::uint8_t* a, const std::int8_t* w, int k, std::int32_t acc) {
+  const int words = k / 4;
+#if defined(CTILE_KERNELS_ISA_COREV)
+  if (words > 0) acc = isa::dot(a, w, words, acc);
+#else
+  for (int i = 0; i < words; ++i)
+    acc = isa::sdotusp4(isa::load4(a + 4 * i), isa::load4(w + 4 * i), acc);
+#endif
+  return detail::tail(a, w, 4 * words, k, acc);
+}
+
+}  // namespace ctile::kernels::atoms

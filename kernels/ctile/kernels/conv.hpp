@@ -1,0 +1,163 @@
+// Convolution on an HWC tile (PULP-NN style): per core, im2col of two adjacent output pixels,
+// then 4 output channels x 2 pixels with sdotusp4, then bias / batch-norm / requantization.
+// Pointwise (1x1, no padding) reads the input pixels in place, without im2col. Leftovers:
+// Cout mod 4 with 1 x 2 / 1 x 1 dots, an odd last pixel with 4 x 1.
+#pragma once
+
+#include <cstdint>
+
+#include "ctile/kernels/args.hpp"
+#include "ctile/kernels/atoms/finish.hpp"
+#include "ctile/kernels/atoms/matmul.hpp"
+
+namespace ctile::kernels {
+
+namespace detail {
+
+/// Copies the receptive field of output pixel (oy, ox) into `col` ([ky][kx][c_in], zeros for
+/// padding, zero tail up to a whole word).
+inline void im2col(const tile_args& a, int oy, int ox, std::uint8_t* col) {
+  const int c = a.c_in;
+  const int iy0 = oy * a.sh - a.pad_t;
+  const int ix0 = ox * a.sw - a.pad_l;
+  std::uint8_t* d = col;
+  for (int ky = 0; ky < a.kh; ++ky) {
+    const int iy = iy0 + ky;
+    if (iy < 0 || iy >= a.h_in) {
+      for (int i = 0; i < a.kw * c; ++i) d[i] = 0;
+      d += a.kw * c;
+      continue;
+    }
+    // Columns: a zero run on the left, the in-tile run copied at once, a zero run on the right.
+    const int kx_lo = ix0 < 0 ? -ix0 : 0;
+    const int kx_hi = ix0 + a.kw > a.w_in ? a.w_in - ix0 : a.kw;
+    for (int i = 0; i < kx_lo * c; ++i) d[i] = 0;
+    d += kx_lo * c;
+    if (kx_hi > kx_lo) {
+      const std::uint8_t* s = a.in + (static_cast<long>(iy) * a.w_in + ix0 + kx_lo) * c;
+      const int n = (kx_hi - kx_lo) * c;
+      int i = 0;
+      if (((reinterpret_cast<std::uintptr_t>(s) | reinterpret_cast<std::uintptr_t>(d)) & 3u) == 0)
+        for (; i + 4 <= n; i += 4) isa::store4(d + i, isa::load4(s + i));
+      for (; i < n; ++i) d[i] = s[i];
+      d += n;
+    }
+    const int right = a.kw - (kx_hi > kx_lo ? kx_hi : kx_lo);
+    for (int i = 0; i < right * c; ++i) d[i] = 0;
+    d += right * c;
+  }
+  const int k = a.kh * a.kw * c;
+  for (int i = k; i < round4(k); ++i) col[i] = 0;
+}
+
+inline std::uint8_t u8(std::int32_t v) {
+  return static_cast<std::uint8_t>(v);
+}
+
+/// Output channels [c0, c1) of one or two columns (p1 null: one) into o0 / o1.
+inline void matmul_columns(const tile_args& a, const std::uint8_t* p0, const std::uint8_t* p1,
+                           int k, int c0, int c1, std::uint8_t* o0, std::uint8_t* o1) {
+  int co = c0;
+  if (p1 != nullptr) {
+    for (; co + 4 <= c1; co += 4) {
+      std::int32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      atoms::mm4x2(p0, p1, a.weights + static_cast<long>(co) * k, k, k, acc);
+      for (int f = 0; f < 4; ++f) {
+        o0[co + f] = u8(atoms::finish(a, co + f, acc[2 * f]));
+        o1[co + f] = u8(atoms::finish(a, co + f, acc[2 * f + 1]));
+      }
+    }
+    for (; co < c1; ++co) {
+      const std::int8_t* w = a.weights + static_cast<long>(co) * k;
+      o0[co] = u8(atoms::finish(a, co, atoms::dot(p0, w, k, 0)));
+      o1[co] = u8(atoms::finish(a, co, atoms::dot(p1, w, k, 0)));
+    }
+    return;
+  }
+  for (; co + 4 <= c1; co += 4) {
+    std::int32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    atoms::mm4x1(p0, a.weights + static_cast<long>(co) * k, k, k, acc);
+    for (int f = 0; f < 4; ++f) o0[co + f] = u8(atoms::finish(a, co + f, acc[2 * f]));
+  }
+  for (; co < c1; ++co)
+    o0[co] = u8(atoms::finish(a, co, atoms::dot(p0, a.weights + static_cast<long>(co) * k, k, 0)));
+}
+
+}  // namespace detail
+
+/// Pointwise convolution (1x1 kernel, any stride, no padding): this core's part of the tile.
+inline void pointwise_hwc(const tile_args& a) {
+  const box b = work_of(kernel_kind::pointwise, a);
+  if (b.empty()) return;
+  auto* out = static_cast<std::uint8_t*>(a.out);
+  const int k = a.c_in;
+  for (int oy = b.y0; oy < b.y1; ++oy) {
+    const std::uint8_t* row = a.in + static_cast<long>(oy) * a.sh * a.w_in * k;
+    std::uint8_t* orow = out + static_cast<long>(oy) * a.w_out * a.c_out;
+    for (int ox = b.x0; ox < b.x1; ox += 2) {
+      const std::uint8_t* p0 = row + static_cast<long>(ox) * a.sw * k;
+      const std::uint8_t* p1 = ox + 1 < b.x1 ? p0 + static_cast<long>(a.sw) * k : nullptr;
+      std::uint8_t* o0 = orow + static_cast<long>(ox) * a.c_out;
+      detail::matmul_columns(a, p0, p1, k, b.c0, b.c1, o0, o0 + a.c_out);
+    }
+  }
+}
+
+/// Convolution (any kernel, stride, per-tile padding): this core's part of the tile.
+/// Scratch: conv_scratch_per_core(kh, kw, c_in) bytes per core.
+inline void conv_hwc(const tile_args& a) {
+  if (a.kh == 1 && a.kw == 1 && a.pad_t == 0 && a.pad_l == 0 && a.pad_b == 0 && a.pad_r == 0) {
+    pointwise_hwc(a);
+    return;
+  }
+  const box b = work_of(kernel_kind::conv, a);
+  if (b.empty()) return;
+  auto* out = static_cast<std::uint8_t*>(a.out);
+  const int k = a.kh * a.kw * a.c_in;
+  std::uint8_t* col0 =
+      a.scratch + static_cast<long>(a.core) * conv_scratch_per_core(a.kh, a.kw, a.c_in);
+  std::uint8_t* col1 = col0 + round4(k);
+  for (int oy = b.y0; oy < b.y1; ++oy) {
+    std::uint8_t* orow = out + static_cast<long>(oy) * a.w_out * a.c_out;
+    for (int ox = b.x0; ox < b.x1; ox += 2) {
+      const bool two = ox + 1 < b.x1;
+      detail::im2col(a, oy, ox, col0);
+      if (two) detail::im2col(a, oy, ox + 1, col1);
+      std::uint8_t* o0 = orow + static_cast<long>(ox) * a.c_out;
+      detail::matmul_columns(a, col0, two ? col1 : nullptr, k, b.c0, b.c1, o0, o0 + a.c_out);
+    }
+  }
+}
+
+/// Fully connected: the flattened HWC input against c_out filter rows; the cores split the
+/// output neurons. Output u8, or int32 when the plan is `requant_mode::raw`.
+inline void linear(const tile_args& a) {
+  const box b = work_of(kernel_kind::linear, a);
+  if (b.empty()) return;
+  const int k = a.h_in * a.w_in * a.c_in;
+  const bool raw = a.quant.mode == requant_mode::raw;
+  auto* o8 = static_cast<std::uint8_t*>(a.out);
+  auto* o32 = static_cast<std::int32_t*>(a.out);
+  int co = b.c0;
+  for (; co + 4 <= b.c1; co += 4) {
+    std::int32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    atoms::mm4x1(a.in, a.weights + static_cast<long>(co) * k, k, k, acc);
+    for (int f = 0; f < 4; ++f) {
+      const std::int32_t v = atoms::finish(a, co + f, acc[2 * f]);
+      if (raw)
+        o32[co + f] = v;
+      else
+        o8[co + f] = detail::u8(v);
+    }
+  }
+  for (; co < b.c1; ++co) {
+    const std::int32_t v =
+        atoms::finish(a, co, atoms::dot(a.in, a.weights + static_cast<long>(co) * k, k, 0));
+    if (raw)
+      o32[co] = v;
+    else
+      o8[co] = detail::u8(v);
+  }
+}
+
+}  // namespace ctile::kernels

@@ -1,0 +1,61 @@
+// Depthwise convolution: CHW input tile in L1 (the DMA transposes it), HWC output. Per
+// channel and output column, a padded vertical stripe of kw input columns is laid out
+// row-major ([row][kx]), so every output pixel's window is kh * kw contiguous bytes, dotted
+// with the channel's filter (zero-padded to whole words) by sdotusp4.
+#pragma once
+
+#include <cstdint>
+
+#include "ctile/kernels/args.hpp"
+#include "ctile/kernels/atoms/finish.hpp"
+#include "ctile/kernels/atoms/matmul.hpp"
+
+namespace ctile::kernels {
+
+/// This core's part of a depthwise tile. Scratch: depthwise_scratch_per_core(h_out, kh, kw,
+/// sh) bytes per core.
+inline void depthwise_chw(const tile_args& a) {
+  const box b = work_of(kernel_kind::depthwise, a);
+  if (b.empty()) return;
+  auto* out = static_cast<std::uint8_t*>(a.out);
+  const int n = a.kh * a.kw;
+  const int nw = round4(n);
+  const int rows = depthwise_stripe_rows(b.y1 - b.y0, a.kh, a.sh);
+  std::uint8_t* stripe =
+      a.scratch + static_cast<long>(a.core) * depthwise_scratch_per_core(a.h_out, a.kh, a.kw, a.sh);
+  std::uint8_t* filt = stripe + round4(a.kw * depthwise_stripe_rows(a.h_out, a.kh, a.sh) + 4);
+  for (int i = rows * a.kw; i < rows * a.kw + 4; ++i) stripe[i] = 0;  // word slack
+  const int r0 = b.y0 * a.sh - a.pad_t;                               // input row of stripe row 0
+  for (int c = b.c0; c < b.c1; ++c) {
+    const auto* w = a.weights + static_cast<long>(c) * n;
+    for (int i = 0; i < n; ++i) filt[i] = static_cast<std::uint8_t>(w[i]);
+    for (int i = n; i < nw; ++i) filt[i] = 0;
+    const auto* fw = reinterpret_cast<const std::int8_t*>(filt);
+    const std::uint8_t* plane = a.in + static_cast<long>(c) * a.h_in * a.w_in;
+    for (int ox = b.x0; ox < b.x1; ++ox) {
+      const int ix0 = ox * a.sw - a.pad_l;
+      const int kx_lo = ix0 < 0 ? -ix0 : 0;
+      const int kx_hi = ix0 + a.kw > a.w_in ? a.w_in - ix0 : a.kw;
+      std::uint8_t* s = stripe;
+      for (int r = 0; r < rows; ++r, s += a.kw) {
+        const int iy = r0 + r;
+        if (iy < 0 || iy >= a.h_in) {
+          for (int kx = 0; kx < a.kw; ++kx) s[kx] = 0;
+          continue;
+        }
+        const std::uint8_t* src = plane + static_cast<long>(iy) * a.w_in + ix0;
+        int kx = 0;
+        for (; kx < kx_lo; ++kx) s[kx] = 0;
+        for (; kx < kx_hi; ++kx) s[kx] = src[kx];
+        for (; kx < a.kw; ++kx) s[kx] = 0;
+      }
+      const std::uint8_t* win = stripe;
+      std::uint8_t* o = out + (static_cast<long>(b.y0) * a.w_out + ox) * a.c_out + c;
+      const long ostep = static_cast<long>(a.w_out) * a.c_out;
+      for (int oy = b.y0; oy < b.y1; ++oy, win += a.sh * a.kw, o += ostep)
+        *o = static_cast<std::uint8_t>(atoms::finish(a, c, atoms::dot(win, fw, nw, 0)));
+    }
+  }
+}
+
+}  // namespace ctile::kernels

@@ -1,0 +1,85 @@
+// Max and average pooling on an HWC tile (per-tile padding: padded taps are skipped, as in
+// the reference). Max works on four channels at once with maxu4; average sums the window and
+// requantizes exactly (global average: the window is the whole tile).
+#pragma once
+
+#include <cstdint>
+
+#include "ctile/kernels/arch/isa.hpp"
+#include "ctile/kernels/args.hpp"
+#include "ctile/kernels/requant.hpp"
+
+namespace ctile::kernels {
+
+namespace detail {
+
+/// Input window of output pixel (oy, ox) clipped to the tile: rows [y0, y1), cols [x0, x1).
+struct window {
+  int y0, y1, x0, x1;
+};
+inline window window_of(const tile_args& a, int oy, int ox) {
+  const int iy = oy * a.sh - a.pad_t;
+  const int ix = ox * a.sw - a.pad_l;
+  window w{iy, iy + a.kh, ix, ix + a.kw};
+  if (w.y0 < 0) w.y0 = 0;
+  if (w.x0 < 0) w.x0 = 0;
+  if (w.y1 > a.h_in) w.y1 = a.h_in;
+  if (w.x1 > a.w_in) w.x1 = a.w_in;
+  return w;
+}
+
+}  // namespace detail
+
+/// Max pool: this core's part of the tile.
+inline void maxpool_hwc(const tile_args& a) {
+  const box b = work_of(kernel_kind::maxpool, a);
+  if (b.empty()) return;
+  auto* out = static_cast<std::uint8_t*>(a.out);
+  const int c = a.c_in;
+  for (int oy = b.y0; oy < b.y1; ++oy)
+    for (int ox = b.x0; ox < b.x1; ++ox) {
+      const detail::window w = detail::window_of(a, oy, ox);
+      std::uint8_t* o = out + (static_cast<long>(oy) * a.w_out + ox) * a.c_out;
+      int ch = b.c0;
+      for (; ch + 4 <= b.c1; ch += 4) {
+        std::uint32_t m = 0;
+        for (int y = w.y0; y < w.y1; ++y)
+          for (int x = w.x0; x < w.x1; ++x)
+            m = isa::maxu4(m, isa::load4(a.in + (static_cast<long>(y) * a.w_in + x) * c + ch));
+        isa::store4(o + ch, m);
+      }
+      for (; ch < b.c1; ++ch) {
+        std::uint8_t m = 0;
+        for (int y = w.y0; y < w.y1; ++y)
+          for (int x = w.x0; x < w.x1; ++x) {
+            const std::uint8_t v = a.in[(static_cast<long>(y) * a.w_in + x) * c + ch];
+            m = v > m ? v : m;
+          }
+        o[ch] = m;
+      }
+    }
+}
+
+/// Average pool: floor(sum * m / d) clipped, exactly (the plan from plan_for / plan_requant
+/// over [0, 255 * kh * kw]).
+inline void avgpool_hwc(const tile_args& a) {
+  const box b = work_of(kernel_kind::avgpool, a);
+  if (b.empty()) return;
+  auto* out = static_cast<std::uint8_t*>(a.out);
+  const int c = a.c_in;
+  for (int oy = b.y0; oy < b.y1; ++oy)
+    for (int ox = b.x0; ox < b.x1; ++ox) {
+      const detail::window w = detail::window_of(a, oy, ox);
+      std::uint8_t* o = out + (static_cast<long>(oy) * a.w_out + ox) * a.c_out;
+      for (int ch = b.c0; ch < b.c1; ++ch) {
+        std::int32_t s = 0;
+        for (int y = w.y0; y < w.y1; ++y) {
+          const std::uint8_t* p = a.in + (static_cast<long>(y) * a.w_in + w.x0) * c + ch;
+          for (int x = w.x0; x < w.x1; ++x, p += c) s += *p;
+        }
+        o[ch] = static_cast<std::uint8_t>(requantize(a.quant, s));
+      }
+    }
+}
+
+}  // namespace ctile::kernels

@@ -1,0 +1,183 @@
+// Exact requantization without division: y = clip(floor(t * m / d), lo, hi) computed as a
+// multiply and a shift that is *proven* exact over the range of t a layer can produce.
+//
+// The proof. Let g = gcd(m, d), m' = m / g, d' = d / g, and for a shift s let
+// M = ceil(m' * 2^s / d') and e = M * d' - m' * 2^s (0 <= e < d'). For 0 <= t, write
+// t * m' = q * d' + r with 0 <= r <= d' - 1; then t * M / 2^s = q + (r + t * e / 2^s) / d',
+// so floor(t * M / 2^s) = q = floor(t * m / d) whenever t * e < 2^s. Over an interval
+// [a, b] with a >= 0 it is enough that b * e < 2^s.
+//
+// Clipping shrinks the interval that matters: with m > 0 both sides are non-decreasing in t,
+// every t <= L = ceil((lo + 1) * d / m) - 1 gives a value <= lo and every t >= H =
+// ceil(hi * d / m) a value >= hi. Clamping t to [L, H] (intersected with the proven range of
+// t) before the multiply therefore changes nothing after the final clip, and L >= 0 when
+// lo >= 0, so the unsigned argument above applies. When no shift with M < 2^32 satisfies the
+// bound, the plan falls back to a true 64-bit division.
+#pragma once
+
+#include <cstdint>
+
+#include "ctile/layers/quant.hpp"
+
+namespace ctile::kernels {
+
+/// A closed range of t values, [lo, hi].
+struct t_range {
+  std::int64_t lo = 0;
+  std::int64_t hi = 0;
+  friend constexpr bool operator==(const t_range&, const t_range&) = default;
+};
+
+/// How a kernel turns t into an output value.
+enum class requant_mode : std::uint8_t {
+  raw,      ///< no requantization: the int32 value itself (linear layers with int32 output)
+  shift32,  ///< y = (u * mul) >> shift, the product proven to fit 32 bits
+  mulhi,    ///< y = mulhu(u, mul) >> (shift - 32)
+  mul64,    ///< y = (u64(u) * mul) >> shift
+  divide,   ///< y = floor(t * m / d) with a 64-bit division (no exact multiply exists)
+};
+
+/// The compiled form of a `ctile::requant` for one layer (plain values, constexpr).
+struct requant_plan {
+  requant_mode mode = requant_mode::raw;
+  bool t64 = false;       ///< t may not fit int32: kernels compute t in 64 bits
+  std::uint32_t mul = 1;  ///< multiplier M
+  int shift = 0;          ///< total shift s
+  std::int32_t t_lo = 0;  ///< clamp t to [t_lo, t_hi] before the multiply (t_lo >= 0)
+  std::int32_t t_hi = 0;
+  std::int32_t lo = 0;  ///< output clip
+  std::int32_t hi = 255;
+  std::int64_t m = 1;  ///< the original constants, for `divide`
+  std::int64_t d = 1;
+  friend constexpr bool operator==(const requant_plan&, const requant_plan&) = default;
+};
+
+namespace detail {
+
+constexpr std::int64_t gcd64(std::int64_t a, std::int64_t b) {
+  while (b != 0) {
+    const std::int64_t r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
+}
+constexpr std::int64_t ceil_div_pos(std::int64_t a, std::int64_t b) {  // a >= 0, b > 0
+  return (a + b - 1) / b;
+}
+constexpr int bit_width(std::uint64_t v) {
+  int n = 0;
+  while (v != 0) ++n, v >>= 1;
+  return n;
+}
+
+}  // namespace detail
+
+/// Compiles `q` for values of t in `r`: a multiply-and-shift proven exact over r (see the
+/// header comment), or `divide` when none exists. Usable at compile time and at run time.
+constexpr requant_plan plan_requant(const requant& q, t_range r) {
+  constexpr std::int64_t i32min = -2147483647 - 1;
+  constexpr std::int64_t i32max = 2147483647;
+  requant_plan p;
+  p.m = q.m;
+  p.d = q.d;
+  p.lo = q.lo;
+  p.hi = q.hi;
+  p.t64 = r.lo < i32min || r.hi > i32max;
+  p.mode = requant_mode::divide;
+  // Outside these bounds the argument (or its 64-bit arithmetic) does not apply.
+  constexpr std::int64_t lim = std::int64_t{1} << 40;
+  if (q.m <= 0 || q.d <= 0 || q.m > i32max || q.d > lim || q.lo < 0 || q.lo > q.hi ||
+      q.hi > 65535 || r.lo > r.hi)
+    return p;
+  const std::int64_t L = detail::ceil_div_pos((q.lo + std::int64_t{1}) * q.d, q.m) - 1;
+  const std::int64_t H = detail::ceil_div_pos(std::int64_t{q.hi} * q.d, q.m);
+  std::int64_t a = r.lo > L ? r.lo : L;
+  std::int64_t b = r.hi < H ? r.hi : H;
+  if (a > b) a = b = (r.hi < L ? L : H);  // every t clips to one end: one point to prove
+  if (b > i32max) return p;
+  const std::int64_t g = detail::gcd64(q.m, q.d);
+  const std::uint64_t mp = static_cast<std::uint64_t>(q.m / g);
+  const std::uint64_t dp = static_cast<std::uint64_t>(q.d / g);
+  const auto ub = static_cast<std::uint64_t>(b);
+  const int smax = 63 - detail::bit_width(mp);
+  for (int s = 0; s <= smax; ++s) {
+    const std::uint64_t num = mp << s;
+    const std::uint64_t M = (num + dp - 1) / dp;
+    if (M >= (std::uint64_t{1} << 32)) break;  // larger shifts only grow M
+    const std::uint64_t e = M * dp - num;
+    // b * e < 2^s, without overflow: e == 0, or b <= (2^s - 1) / e.
+    const std::uint64_t two_s = std::uint64_t{1} << s;
+    if (e != 0 && ub > (two_s - 1) / e) continue;
+    p.mul = static_cast<std::uint32_t>(M);
+    p.shift = s;
+    p.t_lo = static_cast<std::int32_t>(a);
+    p.t_hi = static_cast<std::int32_t>(b);
+    if (s < 32 && ub * M < (std::uint64_t{1} << 32)) {
+      p.mode = requant_mode::shift32;
+      return p;
+    }
+    // A larger shift stays exact (M and e at most double); prefer mulhu when M still fits.
+    if (s < 32) {
+      const std::uint64_t M32 = ((mp << 32) + dp - 1) / dp;
+      if (detail::bit_width(mp) <= 31 && M32 < (std::uint64_t{1} << 32)) {
+        p.mul = static_cast<std::uint32_t>(M32);
+        p.shift = 32;
+        p.mode = requant_mode::mulhi;
+        return p;
+      }
+      p.mode = requant_mode::mul64;
+      return p;
+    }
+    p.mode = requant_mode::mulhi;
+    return p;
+  }
+  return p;
+}
+
+/// A plan that outputs the raw int32 value (no requantization).
+constexpr requant_plan raw_output() {
+  return requant_plan{};
+}
+
+/// The requantized output of an int32 t (kernels call this per output value).
+inline std::int32_t requantize(const requant_plan& p, std::int32_t t) {
+  switch (p.mode) {
+    case requant_mode::raw:
+      return t;
+    case requant_mode::shift32: {
+      const std::int32_t c = t < p.t_lo ? p.t_lo : (t > p.t_hi ? p.t_hi : t);
+      const std::uint32_t y = (static_cast<std::uint32_t>(c) * p.mul) >> p.shift;
+      const auto v = static_cast<std::int32_t>(y);
+      return v < p.lo ? p.lo : (v > p.hi ? p.hi : v);
+    }
+    case requant_mode::mulhi: {
+      const std::int32_t c = t < p.t_lo ? p.t_lo : (t > p.t_hi ? p.t_hi : t);
+      const auto hi32 =
+          static_cast<std::uint32_t>((std::uint64_t{static_cast<std::uint32_t>(c)} * p.mul) >> 32);
+      const auto v = static_cast<std::int32_t>(hi32 >> (p.shift - 32));
+      return v < p.lo ? p.lo : (v > p.hi ? p.hi : v);
+    }
+    case requant_mode::mul64: {
+      const std::int32_t c = t < p.t_lo ? p.t_lo : (t > p.t_hi ? p.t_hi : t);
+      const auto v = static_cast<std::int32_t>(
+          (std::uint64_t{static_cast<std::uint32_t>(c)} * p.mul) >> p.shift);
+      return v < p.lo ? p.lo : (v > p.hi ? p.hi : v);
+    }
+    case requant_mode::divide:
+      break;
+  }
+  return static_cast<std::int32_t>(clamp64(floor_div(std::int64_t{t} * p.m, p.d), p.lo, p.hi));
+}
+
+/// The same for a 64-bit t (plans with t64 set).
+inline std::int32_t requantize64(const requant_plan& p, std::int64_t t) {
+  if (p.mode == requant_mode::raw) return static_cast<std::int32_t>(t);
+  if (p.mode == requant_mode::divide)
+    return static_cast<std::int32_t>(clamp64(floor_div(t * p.m, p.d), p.lo, p.hi));
+  // Clamping into [t_lo, t_hi] (inside int32) first is exact by construction.
+  const std::int64_t c = t < p.t_lo ? p.t_lo : (t > p.t_hi ? p.t_hi : t);
+  return requantize(p, static_cast<std::int32_t>(c));
+}
+
+}  // namespace ctile::kernels

@@ -1,0 +1,205 @@
+// Runs the kernels on a RISC-V target (under QEMU for the portable RV32IMC build) against a
+// naive reference computed in the same program, on 8 simulated cores (called one after the
+// other). Prints one line per kernel and returns the number of mismatches.
+#include <cstdint>
+#include <cstdio>
+#include <ctile/kernels/kernels.hpp>
+
+namespace {
+
+using namespace ctile;
+using namespace ctile::kernels;
+
+std::uint32_t seed = 12345;
+std::uint32_t next() {
+  seed = seed * 1664525u + 1013904223u;
+  return seed >> 8;
+}
+
+constexpr int H = 9, W = 7, C = 12, CO = 10, K = 3;  // odd width, Cout not a multiple of 4
+alignas(4) std::uint8_t x[H * W * C], x2[H * W * C], xchw[C * H * W];
+alignas(4) std::int8_t w[CO * K * K * C];
+alignas(4) std::int8_t wfc[CO * H * W * C];
+std::int32_t bias[32], kappa[32], lambda[32];
+alignas(4) std::uint8_t out[H * W * 32], want[H * W * 32];
+alignas(4) std::int32_t out32[CO], want32[CO];
+alignas(4) std::uint8_t scratch[8 * 2 * K * K * C + 8 * 256];
+
+std::int32_t naive_t(std::int64_t acc, int co, bool bn) {
+  acc += bias[co];
+  return static_cast<std::int32_t>(bn ? std::int64_t{kappa[co]} * acc + lambda[co] : acc);
+}
+
+int report(const char* name, const std::uint8_t* a, const std::uint8_t* b, int n) {
+  int bad = 0, inside = 0;
+  for (int i = 0; i < n; ++i) bad += a[i] != b[i], inside += b[i] != 0 && b[i] != 255;
+  // `inside`: expected values strictly between the clip bounds (the test is not vacuous).
+  std::printf("kernel=%s isa=%s values=%d inside=%d mismatches=%d\n", name, isa::name, n, inside,
+              bad);
+  return bad;
+}
+
+tile_args base() {
+  tile_args a;
+  a.in = x;
+  a.h_in = H, a.w_in = W, a.c_in = C;
+  a.scratch = scratch;
+  a.cores = 8;
+  return a;
+}
+
+void run_all(kernel_kind k, tile_args a) {
+  for (int i = 0; i < a.cores; ++i) {
+    a.core = i;
+    run(k, a);
+  }
+}
+
+int conv_test(int kh, int kw, int s, int pt, int pb, int pl, int pr, core_split split,
+              const char* name) {
+  const int oh = (H + pt + pb - kh) / s + 1, ow = (W + pl + pr - kw) / s + 1;
+  const requant q{3000, (1 << 24) - 1, 0, 255};
+  for (int oy = 0; oy < oh; ++oy)
+    for (int ox = 0; ox < ow; ++ox)
+      for (int co = 0; co < CO; ++co) {
+        std::int64_t acc = 0;
+        for (int ky = 0; ky < kh; ++ky)
+          for (int kx = 0; kx < kw; ++kx) {
+            const int iy = oy * s - pt + ky, ix = ox * s - pl + kx;
+            if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+            for (int ci = 0; ci < C; ++ci)
+              acc += x[(iy * W + ix) * C + ci] * w[((co * kh + ky) * kw + kx) * C + ci];
+          }
+        want[(oy * ow + ox) * CO + co] = apply(q, naive_t(acc, co, true));
+      }
+  tile_args a = base();
+  a.out = out, a.h_out = oh, a.w_out = ow, a.c_out = CO;
+  a.kh = kh, a.kw = kw, a.sh = a.sw = s;
+  a.pad_t = pt, a.pad_b = pb, a.pad_l = pl, a.pad_r = pr;
+  a.weights = w, a.bias = bias, a.kappa = kappa, a.lambda = lambda;
+  a.quant = plan_requant(q, {-(1ll << 27), 1ll << 27});
+  a.split = split;
+  if (check(kernel_kind::conv, a) != args_problem::none) return 1000;
+  run_all(kernel_kind::conv, a);
+  return report(name, out, want, oh * ow * CO);
+}
+
+int depthwise_test() {
+  const int oh = H, ow = W;  // 3x3 same
+  const requant q{3, 1000, 0, 255};
+  for (int c = 0; c < C; ++c)
+    for (int y = 0; y < H; ++y)
+      for (int xx = 0; xx < W; ++xx) xchw[(c * H + y) * W + xx] = x[(y * W + xx) * C + c];
+  for (int oy = 0; oy < oh; ++oy)
+    for (int ox = 0; ox < ow; ++ox)
+      for (int c = 0; c < C; ++c) {
+        std::int64_t acc = 0;
+        for (int ky = 0; ky < 3; ++ky)
+          for (int kx = 0; kx < 3; ++kx) {
+            const int iy = oy - 1 + ky, ix = ox - 1 + kx;
+            if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+            acc += x[(iy * W + ix) * C + c] * w[(c * 3 + ky) * 3 + kx];
+          }
+        want[(oy * ow + ox) * C + c] = apply(q, acc + bias[c]);
+      }
+  tile_args a = base();
+  a.in = xchw;
+  a.out = out, a.h_out = oh, a.w_out = ow, a.c_out = C;
+  a.kh = a.kw = 3, a.pad_t = a.pad_b = a.pad_l = a.pad_r = 1;
+  a.weights = w, a.bias = bias;
+  a.quant = plan_requant(q, {-(1 << 20), 1 << 20});
+  a.split = {split_kind::channels};
+  run_all(kernel_kind::depthwise, a);
+  return report("depthwise3x3", out, want, oh * ow * C);
+}
+
+int linear_test() {
+  const int n = H * W * C;
+  int bad = 0;
+  for (int co = 0; co < CO; ++co) {
+    std::int64_t acc = 0;
+    for (int i = 0; i < n; ++i) acc += x[i] * wfc[co * n + i];
+    want32[co] = static_cast<std::int32_t>(acc + bias[co]);
+  }
+  tile_args a = base();
+  a.out = out32, a.h_out = a.w_out = 1, a.c_out = CO;
+  a.weights = wfc, a.bias = bias;
+  a.quant = raw_output();
+  run_all(kernel_kind::linear, a);
+  for (int co = 0; co < CO; ++co) bad += out32[co] != want32[co];
+  std::printf("kernel=linear32 isa=%s values=%d mismatches=%d\n", isa::name, CO, bad);
+  return bad;
+}
+
+int pool_add_test() {
+  int bad = 0;
+  // Max pool 2x2 stride 2 with bottom/right padding of 1 (odd dims).
+  const int oh = (H + 1) / 2, ow = (W + 1) / 2;
+  for (int oy = 0; oy < oh; ++oy)
+    for (int ox = 0; ox < ow; ++ox)
+      for (int c = 0; c < C; ++c) {
+        int m = 0;
+        for (int ky = 0; ky < 2; ++ky)
+          for (int kx = 0; kx < 2; ++kx) {
+            const int iy = 2 * oy + ky, ix = 2 * ox + kx;
+            if (iy < H && ix < W && x[(iy * W + ix) * C + c] > m) m = x[(iy * W + ix) * C + c];
+          }
+        want[(oy * ow + ox) * C + c] = static_cast<std::uint8_t>(m);
+      }
+  tile_args a = base();
+  a.out = out, a.h_out = oh, a.w_out = ow, a.c_out = C;
+  a.kh = a.kw = a.sh = a.sw = 2, a.pad_b = a.pad_r = 1;
+  a.split = {split_kind::grid, 4, 2};
+  run_all(kernel_kind::maxpool, a);
+  bad += report("maxpool2x2", out, want, oh * ow * C);
+  // Global average with NEMO-style constants.
+  const requant q{7, 1000, 0, 255};
+  for (int c = 0; c < C; ++c) {
+    std::int64_t s = 0;
+    for (int i = 0; i < H * W; ++i) s += x[i * C + c];
+    want[c] = apply(q, s);
+  }
+  a = base();
+  a.out = out, a.h_out = a.w_out = 1, a.c_out = C, a.kh = H, a.kw = W;
+  a.quant = plan_requant(q, {0, 255 * H * W});
+  a.split = {split_kind::channels};
+  run_all(kernel_kind::avgpool, a);
+  bad += report("global_avgpool", out, want, C);
+  // Residual add with per-input rescaling.
+  const rescale r0{3, 5, 1, true}, r1{-2, 600, 2, false};
+  const requant qa{1, 2, 0, 255};
+  for (int i = 0; i < H * W * C; ++i)
+    want[i] = apply(qa, apply(r0, x[i], 0, 255) + apply(r1, x2[i], 0, 255));
+  a = base();
+  a.in2 = x2, a.out = out, a.h_out = H, a.w_out = W, a.c_out = C;
+  a.scale0 = r0, a.scale1 = r1;
+  a.quant = plan_requant(qa, {-200, 1000});
+  a.split = {split_kind::rows};
+  run_all(kernel_kind::add, a);
+  bad += report("add", out, want, H * W * C);
+  return bad;
+}
+
+}  // namespace
+
+int main() {
+  for (auto& v : x) v = static_cast<std::uint8_t>(next());
+  for (auto& v : x2) v = static_cast<std::uint8_t>(next());
+  for (auto& v : w) v = static_cast<std::int8_t>(next());
+  for (auto& v : wfc) v = static_cast<std::int8_t>(next());
+  for (int i = 0; i < 32; ++i) {
+    bias[i] = static_cast<std::int32_t>(next() % 4001) - 2000;
+    kappa[i] = static_cast<std::int32_t>(next() % 9) - 1;
+    lambda[i] = static_cast<std::int32_t>(next() % 100001) - 50000;
+  }
+  int bad = 0;
+  bad += conv_test(3, 3, 1, 1, 1, 1, 1, {split_kind::rows}, "conv3x3");
+  bad += conv_test(5, 5, 2, 2, 1, 0, 2, {split_kind::grid, 2, 4}, "conv5x5s2");
+  bad += conv_test(1, 1, 1, 0, 0, 0, 0, {split_kind::channels}, "pointwise");
+  bad += conv_test(1, 1, 2, 0, 0, 0, 0, {split_kind::cols}, "pointwise_s2");
+  bad += depthwise_test();
+  bad += linear_test();
+  bad += pool_add_test();
+  std::printf("result=%s\n", bad == 0 ? "pass" : "FAIL");
+  return bad == 0 ? 0 : 1;
+}

@@ -1,0 +1,422 @@
+// Every kernel against ctile::reference, bit-exact, on randomized layers: kernel sizes 1x1,
+// 3x3, 5x5, 10x4 and more, strides 1/2, asymmetric padding, Cout not a multiple of 4, odd
+// widths; on tiles cut from the layer (border tiles with their own padding, channel tiles),
+// under every split policy and core count 1..8, cores run one after the other or as threads
+// meeting at a barrier.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <barrier>
+#include <cstdint>
+#include <ctile/kernels/kernels.hpp>
+#include <ctile/kernels/layer_args.hpp>
+#include <ctile/network/infer.hpp>
+#include <ctile/reference/reference.hpp>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace ctile;
+using namespace ctile::kernels;
+using rng_t = std::mt19937;
+
+int uniform(rng_t& g, int lo, int hi) {
+  return std::uniform_int_distribution<int>(lo, hi)(g);
+}
+
+/// A layer with data, its inputs and the reference output of the whole layer.
+struct layer_case {
+  layer l;
+  std::vector<std::int8_t> w;
+  std::vector<std::int32_t> bias, kappa, lambda;
+  std::vector<std::int32_t> x, x2;
+  reference::values ref;
+  [[nodiscard]] layer_params params() const { return {w, bias, kappa, lambda}; }
+};
+
+/// Requantization constants that keep outputs mostly inside 0..255 for a typical |t|.
+requant pick_quant(rng_t& g, double typical) {
+  const std::int64_t ds[] = {1, 2, 3, 7, 256, 1000, 4096, 65535, (1 << 24) - 1};
+  const std::int64_t d = ds[uniform(g, 0, 8)];
+  const double m = 160.0 * static_cast<double>(d) / (typical > 1 ? typical : 1);
+  const auto mi = static_cast<std::int64_t>(m < 1 ? 1 : (m > 2e9 ? 2e9 : m));
+  const int hi = uniform(g, 0, 4) == 0 ? 15 : 255;
+  return {mi, d, 0, hi};
+}
+
+layer_case make_case(std::vector<layer> ls, rng_t& g) {
+  EXPECT_TRUE(infer(ls).ok());
+  layer_case c;
+  c.l = ls.back();
+  const layer& l = c.l;
+  c.w.resize(static_cast<std::size_t>(l.weight_count()));
+  for (auto& v : c.w) v = static_cast<std::int8_t>(uniform(g, -128, 127));
+  const auto ch = static_cast<std::size_t>(l.channel_params());
+  if (l.bias) {
+    c.bias.resize(ch);
+    for (auto& v : c.bias) v = uniform(g, -20000, 20000);
+  }
+  if (l.batchnorm) {
+    c.kappa.resize(ch);
+    c.lambda.resize(ch);
+    for (auto& v : c.kappa) v = uniform(g, -4, 40);
+    for (auto& v : c.lambda) v = uniform(g, -100000, 100000);
+  }
+  c.x.resize(static_cast<std::size_t>(l.in.elements()));
+  for (auto& v : c.x) v = uniform(g, 0, 255);
+  if (l.kind == op::add) {
+    c.x2.resize(c.x.size());
+    for (auto& v : c.x2) v = uniform(g, 0, 255);
+  }
+  c.ref = reference::run_layer(l, c.params(), c.x, c.x2);
+  return c;
+}
+
+double typical_t(const layer& l, bool bn) {
+  double taps = l.kind == op::conv        ? l.kernel.h * l.kernel.w * l.in.c
+                : l.kind == op::depthwise ? l.kernel.h * l.kernel.w
+                                          : static_cast<double>(l.in.elements());
+  return 127.0 * 74.0 * std::sqrt(taps) * (bn ? 20 : 1) + 1;
+}
+
+/// An output tile of the layer (rows, cols, channels) with the input it needs.
+struct tile {
+  int oy0, oy1, ox0, ox1, c0, c1;
+};
+
+tile random_tile(const layer& l, rng_t& g, bool whole) {
+  if (whole) return {0, l.out.h, 0, l.out.w, 0, l.out.c};
+  const auto span = [&](int n, int& a, int& b) {
+    a = uniform(g, 0, n - 1);
+    b = uniform(g, a + 1, n);
+  };
+  tile t{};
+  span(l.out.h, t.oy0, t.oy1);
+  span(l.out.w, t.ox0, t.ox1);
+  span(l.out.c, t.c0, t.c1);
+  if (l.kind == op::linear) t.oy0 = 0, t.oy1 = 1, t.ox0 = 0, t.ox1 = 1;
+  return t;
+}
+
+/// Runs the kernel for the tile on `cores` cores under `split` and compares with the
+/// reference cut to the tile.
+struct tile_run {
+  const layer_case& c;
+  tile t;
+  bool worst_plan;
+  kernel_kind kind;
+  tile_args a{};
+  std::vector<std::uint8_t> in, in2;
+  std::vector<std::int32_t> want;  // reference values of the tile, HWC
+
+  tile_run(const layer_case& lc, tile tt, bool worst) : c(lc), t(tt), worst_plan(worst) {
+    const layer& l = c.l;
+    kind = kind_of(l);
+    a = layer_args(l, c.params());
+    if (worst && l.requantize && l.kind != op::maxpool)
+      a.quant = plan_requant(l.quant, worst_t_range(l));
+    const int nc = t.c1 - t.c0;
+    a.h_out = t.oy1 - t.oy0, a.w_out = t.ox1 - t.ox0, a.c_out = nc;
+    // Input rows/cols the tile reads, and the tile's own padding.
+    const bool windowed = l.kind != op::linear && l.kind != op::add;
+    int iy0 = t.oy0, iy1 = t.oy1, ix0 = t.ox0, ix1 = t.ox1;
+    if (windowed) {
+      const int ry0 = t.oy0 * l.stride.h - l.pad.t,
+                ry1 = (t.oy1 - 1) * l.stride.h - l.pad.t + l.kernel.h;
+      const int rx0 = t.ox0 * l.stride.w - l.pad.l,
+                rx1 = (t.ox1 - 1) * l.stride.w - l.pad.l + l.kernel.w;
+      iy0 = std::max(ry0, 0), iy1 = std::min(ry1, l.in.h);
+      ix0 = std::max(rx0, 0), ix1 = std::min(rx1, l.in.w);
+      a.pad_t = iy0 - ry0, a.pad_b = ry1 - iy1, a.pad_l = ix0 - rx0, a.pad_r = rx1 - ix1;
+    }
+    if (l.kind == op::linear) iy0 = 0, iy1 = l.in.h, ix0 = 0, ix1 = l.in.w;
+    a.h_in = iy1 - iy0, a.w_in = ix1 - ix0;
+    const bool all_channels_in = l.kind == op::conv || l.kind == op::linear;
+    const int cin0 = all_channels_in ? 0 : t.c0;
+    a.c_in = all_channels_in ? l.in.c : nc;
+    const auto at = [&](const std::vector<std::int32_t>& v, int y, int x, int ch) {
+      return static_cast<std::uint8_t>(
+          v[(static_cast<std::size_t>(y) * static_cast<std::size_t>(l.in.w) +
+             static_cast<std::size_t>(x)) *
+                static_cast<std::size_t>(l.in.c) +
+            static_cast<std::size_t>(ch)]);
+    };
+    for (int y = iy0; y < iy1; ++y)
+      for (int x = ix0; x < ix1; ++x)
+        for (int ch = cin0; ch < cin0 + a.c_in; ++ch) {
+          in.push_back(at(c.x, y, x, ch));
+          if (!c.x2.empty()) in2.push_back(at(c.x2, y, x, ch));
+        }
+    if (l.kind == op::depthwise) {  // HWC -> CHW
+      std::vector<std::uint8_t> chw(in.size());
+      for (int y = 0; y < a.h_in; ++y)
+        for (int x = 0; x < a.w_in; ++x)
+          for (int ch = 0; ch < a.c_in; ++ch)
+            chw[(static_cast<std::size_t>(ch) * a.h_in + y) * a.w_in + x] =
+                in[(static_cast<std::size_t>(y) * a.w_in + x) * a.c_in + ch];
+      in = chw;
+    }
+    // Parameters offset to the tile's first output channel.
+    const long per = l.kind == op::conv        ? long{l.kernel.h} * l.kernel.w * l.in.c
+                     : l.kind == op::depthwise ? long{l.kernel.h} * l.kernel.w
+                     : l.kind == op::linear    ? static_cast<long>(l.in.elements())
+                                               : 0;
+    if (a.weights) a.weights += per * t.c0;
+    if (a.bias) a.bias += t.c0;
+    if (a.kappa) a.kappa += t.c0, a.lambda += t.c0;
+    for (int y = t.oy0; y < t.oy1; ++y)
+      for (int x = t.ox0; x < t.ox1; ++x)
+        for (int ch = t.c0; ch < t.c1; ++ch)
+          want.push_back(c.ref[(static_cast<std::size_t>(y) * static_cast<std::size_t>(l.out.w) +
+                                static_cast<std::size_t>(x)) *
+                                   static_cast<std::size_t>(l.out.c) +
+                               static_cast<std::size_t>(ch)]);
+  }
+
+  /// Runs every core (sequentially, or as threads meeting at a barrier) and compares.
+  ::testing::AssertionResult run(int cores, core_split split, bool threads) const {
+    const bool raw = a.quant.mode == requant_mode::raw && kind == kernel_kind::linear;
+    // Output pre-filled with the complement of the expected value: an output a core forgets
+    // to write cannot match.
+    std::vector<std::int32_t> out32(want.size());
+    std::vector<std::uint8_t> out8(want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      out32[i] = ~want[i];
+      out8[i] = static_cast<std::uint8_t>(~want[i]);
+    }
+    tile_args b = a;
+    b.in = in.data();
+    b.in2 = in2.empty() ? nullptr : in2.data();
+    b.out = raw ? static_cast<void*>(out32.data()) : static_cast<void*>(out8.data());
+    b.cores = cores;
+    b.split = split;
+    std::vector<std::uint32_t> scratch(static_cast<std::size_t>(scratch_bytes(kind, b) / 4 + 1));
+    b.scratch = reinterpret_cast<std::uint8_t*>(scratch.data());
+    b.core = 0;
+    if (auto p = check(kind, b); p != args_problem::none)
+      return ::testing::AssertionFailure() << "arguments rejected: " << problem_text(p);
+    if (threads) {
+      std::barrier sync(cores);
+      std::vector<std::thread> ts;
+      for (int i = 0; i < cores; ++i)
+        ts.emplace_back([&, i] {
+          tile_args mine = b;
+          mine.core = i;
+          kernels::run(kind, mine);
+          sync.arrive_and_wait();
+        });
+      for (auto& th : ts) th.join();
+    } else {
+      for (int i = 0; i < cores; ++i) {
+        tile_args mine = b;
+        mine.core = i;
+        kernels::run(kind, mine);
+      }
+    }
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      const std::int32_t got = raw ? out32[i] : out8[i];
+      if (got != want[i])
+        return ::testing::AssertionFailure()
+               << op_name(c.l.kind) << " output " << i << ": got " << got << " want " << want[i]
+               << " | cores " << cores << " split " << split_name(split.kind) << " " << split.v
+               << "x" << split.k << " tile y[" << t.oy0 << "," << t.oy1 << ") x[" << t.ox0 << ","
+               << t.ox1 << ") c[" << t.c0 << "," << t.c1 << ") pad " << b.pad_t << b.pad_b
+               << b.pad_l << b.pad_r << " mode " << int(a.quant.mode);
+    }
+    return ::testing::AssertionSuccess();
+  }
+};
+
+std::vector<core_split> splits_for(int cores) {
+  std::vector<core_split> s{{split_kind::rows}, {split_kind::cols}, {split_kind::channels}};
+  for (int v = 1; v <= cores; ++v)
+    if (cores % v == 0) s.push_back({split_kind::grid, v, cores / v});
+  if (cores >= 3) s.push_back({split_kind::grid, 2, 1});  // fewer groups than cores: idle cores
+  return s;
+}
+
+/// Every core count and split on a few tiles of the case (one of them the whole layer).
+void check_case(const layer_case& c, rng_t& g, int tiles) {
+  for (int n = 0; n < tiles; ++n) {
+    const tile_run r(c, random_tile(c.l, g, n == 0), n % 2 == 1);
+    for (int cores = 1; cores <= 8; ++cores)
+      for (const core_split& s : splits_for(cores)) ASSERT_TRUE(r.run(cores, s, false));
+  }
+}
+
+struct kernel_shape {
+  int kh, kw;
+};
+const kernel_shape conv_kernels[] = {{1, 1}, {3, 3}, {5, 5}, {10, 4}, {1, 3}, {3, 1}, {2, 2}};
+
+layer random_window(layer base, rng_t& g, kernel_shape k) {
+  base = base.kernel_size(k.kh, k.kw).strides(uniform(g, 1, 2), uniform(g, 1, 2));
+  if (uniform(g, 0, 3) != 0)
+    base = base.padded(uniform(g, 0, k.kh - 1), uniform(g, 0, k.kh - 1), uniform(g, 0, k.kw - 1),
+                       uniform(g, 0, k.kw - 1));
+  return base;
+}
+
+layer input_for(const layer& l, rng_t& g, int c) {
+  const int h = std::max(1, l.kernel.h - l.pad.t - l.pad.b) + uniform(g, 0, 7);
+  const int w = std::max(1, l.kernel.w - l.pad.l - l.pad.r) + uniform(g, 0, 8);
+  return input(h, w, c);
+}
+
+TEST(Kernels, ConvAndPointwiseRandomized) {
+  rng_t g(1);
+  for (int n = 0; n < 70; ++n) {
+    const kernel_shape k = conv_kernels[n % 7];
+    const bool bn = uniform(g, 0, 1) == 1, bias = uniform(g, 0, 1) == 1;
+    layer l = random_window(conv2d(uniform(g, 1, 13), k.kh, k.kw), g, k);
+    if (bias) l = l.with_bias();
+    if (bn) l = l.bn();
+    const layer in = input_for(l, g, uniform(g, 1, 12));
+    std::vector<layer> ls{in, l};
+    ASSERT_TRUE(infer(ls).ok());
+    const requant q = pick_quant(g, typical_t(ls[1], bn));
+    const layer_case c = make_case({in, l.requantized(q.m, q.d, q.lo, q.hi)}, g);
+    SCOPED_TRACE("conv " + std::to_string(k.kh) + "x" + std::to_string(k.kw) + " case " +
+                 std::to_string(n));
+    check_case(c, g, 3);
+  }
+}
+
+TEST(Kernels, DepthwiseRandomized) {
+  rng_t g(2);
+  for (int n = 0; n < 60; ++n) {
+    const kernel_shape k = conv_kernels[n % 7];
+    const bool bn = uniform(g, 0, 1) == 1, bias = uniform(g, 0, 1) == 1;
+    layer l = random_window(depthwise(k.kh, k.kw), g, k);
+    if (bias) l = l.with_bias();
+    if (bn) l = l.bn();
+    const layer in = input_for(l, g, uniform(g, 1, 11));
+    std::vector<layer> ls{in, l};
+    ASSERT_TRUE(infer(ls).ok());
+    const requant q = pick_quant(g, typical_t(ls[1], bn));
+    const layer_case c = make_case({in, l.requantized(q.m, q.d, q.lo, q.hi)}, g);
+    SCOPED_TRACE("depthwise case " + std::to_string(n));
+    check_case(c, g, 3);
+  }
+}
+
+TEST(Kernels, LinearEightAndThirtyTwoBitOutputs) {
+  rng_t g(3);
+  for (int n = 0; n < 40; ++n) {
+    const bool bn = uniform(g, 0, 1) == 1, bias = uniform(g, 0, 1) == 1, raw = n % 3 == 0;
+    layer l = linear(uniform(g, 1, 13));
+    if (bias) l = l.with_bias();
+    if (bn && !raw) l = l.bn();
+    const layer in = input(uniform(g, 1, 3), uniform(g, 1, 4), uniform(g, 1, 9));
+    std::vector<layer> ls{in, l};
+    ASSERT_TRUE(infer(ls).ok());
+    const requant q = pick_quant(g, typical_t(ls[1], bn));
+    const layer_case c = make_case({in, raw ? l.raw() : l.requantized(q.m, q.d, q.lo, q.hi)}, g);
+    SCOPED_TRACE("linear case " + std::to_string(n));
+    check_case(c, g, 3);
+  }
+}
+
+TEST(Kernels, PoolsRandomized) {
+  rng_t g(4);
+  for (int n = 0; n < 60; ++n) {
+    const kernel_shape k = conv_kernels[n % 7];
+    const int kind = n % 3;  // max, average, global average
+    layer l = kind == 0 ? maxpool(k.kh, k.kw) : avgpool(k.kh, k.kw);
+    l = random_window(l, g, k);
+    if (kind == 2) l = global_avgpool();
+    const layer in = input_for(l, g, uniform(g, 1, 11));
+    if (kind != 0 && uniform(g, 0, 1) == 1) {
+      std::vector<layer> ls{in, l};
+      ASSERT_TRUE(infer(ls).ok());
+      const requant q = pick_quant(g, 128.0 * ls[1].kernel.h * ls[1].kernel.w);
+      l = l.requantized(q.m, q.d, q.lo, q.hi);
+    }
+    const layer_case c = make_case({in, l}, g);
+    SCOPED_TRACE(std::string(op_name(c.l.kind)) + " case " + std::to_string(n));
+    check_case(c, g, 3);
+  }
+}
+
+TEST(Kernels, ResidualAddWithRescale) {
+  rng_t g(5);
+  for (int n = 0; n < 40; ++n) {
+    const auto rs = [&] {
+      return rescale{uniform(g, -3, 40), uniform(g, -2000, 2000), uniform(g, 0, 6),
+                     uniform(g, 0, 1) == 1};
+    };
+    const requant q{uniform(g, 1, 5), std::int64_t{1} << uniform(g, 0, 4), 0,
+                    uniform(g, 0, 3) == 0 ? 15 : 255};
+    const layer in = input(uniform(g, 1, 6), uniform(g, 1, 7), uniform(g, 1, 9));
+    const layer_case c =
+        make_case({in, maxpool(1),
+                   add(0, 1).scaled(0, rs()).scaled(1, rs()).requantized(q.m, q.d, q.lo, q.hi)},
+                  g);
+    SCOPED_TRACE("add case " + std::to_string(n));
+    check_case(c, g, 3);
+  }
+}
+
+// The 3x3 conv of the speed target (out 24x4x32, in 32 channels), threads and barrier.
+TEST(Kernels, ThreadedEightCoresWithBarrier) {
+  rng_t g(6);
+  const layer l = conv2d(32, 3).same().bn().requantized(1, 1 << 14);
+  const layer_case c = make_case({input(24, 4, 32), l}, g);
+  const tile_run r(c, {0, 24, 0, 4, 0, 32}, false);
+  for (const core_split& s : splits_for(8)) ASSERT_TRUE(r.run(8, s, true));
+  const layer_case dw = make_case({input(13, 9, 16), depthwise(3).same().requantized(3, 1000)}, g);
+  const tile_run rd(dw, {0, 13, 0, 9, 0, 16}, false);
+  for (const core_split& s : splits_for(8)) ASSERT_TRUE(rd.run(8, s, true));
+}
+
+TEST(Kernels, ArgumentsAreChecked) {
+  tile_args a;
+  EXPECT_EQ(check(kernel_kind::conv, a), args_problem::null_pointer);
+  std::uint8_t buf[64] = {};
+  std::int8_t w[64] = {};
+  a.in = buf, a.out = buf, a.weights = w, a.scratch = buf;
+  a.h_in = a.w_in = 4, a.c_in = 1, a.h_out = a.w_out = 2, a.c_out = 1, a.kh = a.kw = 3;
+  EXPECT_EQ(check(kernel_kind::conv, a), args_problem::none);
+  a.h_out = 3;
+  EXPECT_EQ(check(kernel_kind::conv, a), args_problem::window_mismatch);
+  a.pad_t = 1;
+  EXPECT_EQ(check(kernel_kind::conv, a), args_problem::none);
+  a.core = 2;
+  EXPECT_EQ(check(kernel_kind::conv, a), args_problem::bad_cores);
+  a.core = 0, a.cores = 4, a.split = {split_kind::grid, 3, 2};
+  EXPECT_EQ(check(kernel_kind::conv, a), args_problem::bad_cores);
+  a.split = {};
+  a.c_out = 2;
+  EXPECT_EQ(check(kernel_kind::depthwise, a), args_problem::channels_mismatch);
+  a.kh = 0;
+  EXPECT_EQ(check(kernel_kind::conv, a), args_problem::bad_dims);
+}
+
+TEST(Kernels, ScratchBytesAndWorkSplit) {
+  // im2col: 2 columns of kh * kw * c_in per core, rounded to words.
+  EXPECT_EQ(scratch_bytes(kernel_kind::conv, 4, 32, 3, 3, 1, 8), 8 * 2 * 288);
+  EXPECT_EQ(scratch_bytes(kernel_kind::conv, 4, 3, 3, 3, 1, 1), 2 * 28);
+  EXPECT_EQ(scratch_bytes(kernel_kind::pointwise, 4, 32, 1, 1, 1, 8), 0);
+  // Depthwise: stripe of kw * ((h_out - 1) * s + kh) + 4, filter rounded to words.
+  EXPECT_EQ(scratch_bytes(kernel_kind::depthwise, 8, 16, 3, 3, 1, 2), 2 * (36 + 12));
+  static_assert(scratch_bytes(kernel_kind::conv, 4, 32, 3, 3, 1, 8) == 4608,
+                "scratch sizes are usable at compile time");
+  // Every output element belongs to exactly one core, for every split.
+  for (int cores = 1; cores <= 8; ++cores)
+    for (const core_split& s : splits_for(cores)) {
+      std::vector<int> owner(7 * 5 * 6, 0);
+      for (int i = 0; i < cores; ++i) {
+        const box b = work_of(s, i, cores, 7, 5, 6);
+        for (int y = b.y0; y < b.y1; ++y)
+          for (int x = b.x0; x < b.x1; ++x)
+            for (int ch = b.c0; ch < b.c1; ++ch)
+              ++owner[static_cast<std::size_t>((y * 5 + x) * 6 + ch)];
+      }
+      for (int v : owner) ASSERT_EQ(v, 1) << cores << " " << split_name(s.kind);
+    }
+}
+
+}  // namespace

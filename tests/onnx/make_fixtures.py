@@ -1,0 +1,537 @@
+#!/usr/bin/python3
+"""Synthetic ONNX fixtures for the importer.
+
+Valid fixtures are small integer-quantized graphs, one per family of patterns that exported
+networks use (NEMO and Quantlab). Each is written as a DORY-style folder (model_int.onnx,
+input.txt, out_layerK.txt) so that ctile-verify can check it. The expected outputs are computed
+here with numpy int64 arithmetic that follows the graph's nodes one by one; nothing is taken
+from ctile.
+
+Invalid fixtures are models that the importer must refuse with a clear error; `expect.txt`
+holds a regular expression the error message must match.
+
+Usage: make_fixtures.py OUTDIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+rng = np.random.default_rng(20261121)
+
+
+def floordiv(a, d):
+    return np.floor_divide(a, d)
+
+
+def truncdiv(a, d):
+    q = np.abs(a) // abs(d)
+    return np.where((a < 0) != (d < 0), -q, q)
+
+
+def conv_np(x, w, stride, pads, group):
+    """x [1,C,H,W], w [O,C/g,kh,kw], pads (t,b,l,r): int64 convolution with zero padding."""
+    t, b, l, r = pads
+    sh, sw = stride
+    xp = np.pad(x, ((0, 0), (0, 0), (t, b), (l, r)))
+    _, c, h, wd = xp.shape
+    o, _, kh, kw = w.shape
+    oh = (h - kh) // sh + 1
+    ow = (wd - kw) // sw + 1
+    out = np.zeros((1, o, oh, ow), dtype=np.int64)
+    for ky in range(kh):
+        for kx in range(kw):
+            patch = xp[:, :, ky:ky + sh * (oh - 1) + 1:sh, kx:kx + sw * (ow - 1) + 1:sw]
+            if group == 1:
+                out += np.einsum("oc,bchw->bohw", w[:, :, ky, kx], patch)
+            else:
+                out += w[:, 0, ky, kx][None, :, None, None] * patch
+    return out
+
+
+def pool_np(x, k, stride, kind):
+    kh, kw = k
+    sh, sw = stride
+    _, c, h, w = x.shape
+    oh = (h - kh) // sh + 1
+    ow = (w - kw) // sw + 1
+    out = np.zeros((1, c, oh, ow), dtype=np.int64)
+    if kind == "max":
+        out[:] = np.iinfo(np.int64).min
+    for ky in range(kh):
+        for kx in range(kw):
+            patch = x[:, :, ky:ky + sh * (oh - 1) + 1:sh, kx:kx + sw * (ow - 1) + 1:sw]
+            out = np.maximum(out, patch) if kind == "max" else out + patch
+    return out
+
+
+class Graph:
+    def __init__(self, name, shape, opset=9):
+        self.name = name
+        self.opset = opset
+        self.nodes = []
+        self.inits = []
+        self.count = 0
+        self.goldens = []  # anchor outputs in graph order (numpy, NCHW / NCL / NK)
+        self.outputs = []
+        self.x_name = "input"
+        hi = 256
+        self.x = rng.integers(0, hi, size=shape).astype(np.int64)
+        self.in_shape = shape
+
+    def fresh(self):
+        self.count += 1
+        return "t%d" % self.count
+
+    def init(self, arr, dtype=np.float32):
+        n = "w%d" % self.count
+        self.count += 1
+        self.inits.append(numpy_helper.from_array(np.asarray(arr).astype(dtype), n))
+        return n
+
+    def const(self, arr, dtype=np.float32):
+        out = self.fresh()
+        t = numpy_helper.from_array(np.asarray(arr).astype(dtype), out + "_v")
+        self.nodes.append(helper.make_node("Constant", [], [out], value=t))
+        return out
+
+    def node(self, op, inputs, **attrs):
+        out = self.fresh()
+        self.nodes.append(helper.make_node(op, inputs, [out], **attrs))
+        return out
+
+    def anchor(self, v):
+        self.goldens.append(v.copy())
+
+    def save(self, root, extra_outputs=()):
+        d = os.path.join(root, self.name)
+        os.makedirs(d, exist_ok=True)
+        inp = helper.make_tensor_value_info(self.x_name, TensorProto.FLOAT, list(self.in_shape))
+        outs = [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in self.outputs]
+        g = helper.make_graph(self.nodes, self.name, [inp], outs, self.inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", self.opset)])
+        m.ir_version = 6
+        onnx.save(m, os.path.join(d, "model_int.onnx"))
+        write_values(os.path.join(d, "input.txt"), "# input (shape %s)" % list(self.in_shape),
+                     hwc(self.x))
+        for k, v in enumerate(self.goldens):
+            write_values(os.path.join(d, "out_layer%d.txt" % k), "layer%d (shape %s)" %
+                         (k, list(v.shape)), hwc(v))
+        return d
+
+
+def hwc(v):
+    if v.ndim == 4:
+        return v.transpose(0, 2, 3, 1).reshape(-1)
+    if v.ndim == 3:
+        return v.transpose(0, 2, 1).reshape(-1)
+    return v.reshape(-1)
+
+
+def write_values(path, header, vals):
+    with open(path, "w") as f:
+        f.write(header + ",\\\n")
+        for v in vals:
+            f.write("%d,\\\n" % int(v))
+
+
+def pick_divisor(t, m, top=200, pct=95):
+    """A divisor that maps the bulk of t*m into 0..top (keeps outputs informative)."""
+    p = np.percentile(np.abs(t * m), pct)
+    return max(1, int(p // top))
+
+
+def nemo_requant(g, x_name, acc, kappa, lam, bits=8, int64_path=True, relu=False):
+    """NEMO's Mul kappa -> Add lambda -> Cast -> Mul m -> Div d -> Cast -> Clip chain."""
+    c = acc.shape[1]
+    shp = [1, c] + [1] * (acc.ndim - 2)
+    k = g.init(kappa.reshape(shp))
+    t1 = g.node("Mul", [k, x_name])
+    lm = g.init(lam.reshape(shp))
+    t2 = g.node("Add", [t1, lm])
+    t = acc * kappa.reshape(shp) + lam.reshape(shp)
+    m = int(rng.integers(3, 60))
+    d = pick_divisor(t, m, pct=100 if relu else 95)
+    if int64_path:
+        t3 = g.node("Cast", [t2], to=TensorProto.INT64)
+        t4 = g.node("Mul", [t3, g.const([m], np.int64)])
+        t5 = g.node("Div", [t4, g.const([d], np.int64)])
+        t6 = g.node("Cast", [t5], to=TensorProto.FLOAT)
+        y = truncdiv(t * m, d)
+    else:
+        t4 = g.node("Mul", [t2, g.const(float(m))])
+        t5 = g.node("Div", [t4, g.const(float(d))])
+        t6 = g.node("Floor", [t5])
+        y = floordiv(t * m, d)
+    hi = (1 << bits) - 1
+    if relu:
+        out = g.node("Relu", [t6])
+        y = np.maximum(y, 0)
+        assert y.max() <= 255, "Relu output must stay within 8 bits for this fixture"
+    elif g.opset >= 11:
+        out = g.node("Clip", [t6, g.const(0.0), g.const(float(hi))])
+        y = np.clip(y, 0, hi)
+    else:
+        out = g.node("Clip", [t6], min=0.0, max=float(hi))
+        y = np.clip(y, 0, hi)
+    return out, y
+
+
+def conv(g, x_name, x, cout, k, stride=(1, 1), pads=(0, 0, 0, 0), group=1, bias=False):
+    cin = x.shape[1]
+    kh, kw = k
+    w = rng.integers(-20, 21, size=(cout, cin // group, kh, kw)).astype(np.int64)
+    ins = [x_name, g.init(w)]
+    acc = conv_np(x, w, stride, pads, group)
+    if bias:
+        b = rng.integers(-300, 300, size=cout).astype(np.int64)
+        ins.append(g.init(b))
+        acc = acc + b.reshape(1, cout, 1, 1)
+    t, b_, l, r = pads
+    out = g.node("Conv", ins, kernel_shape=[kh, kw], strides=list(stride), pads=[t, l, b_, r],
+                 dilations=[1, 1], group=group)
+    return out, acc
+
+
+def bn(c):
+    return (rng.integers(1, 8, size=c).astype(np.int64),
+            rng.integers(-500, 500, size=c).astype(np.int64))
+
+
+# ---------------------------------------------------------------------------------------------
+# Valid fixtures
+
+
+def fx_nemo_pad_bias():
+    """NEMO: leading Pad nodes folded into convs, conv bias + kappa/lambda, Cast/int64 path,
+    a Relu requant, depthwise, MaxPool, Flatten -> Gemm(transB) with bias, LogSoftmax tail."""
+    g = Graph("nemo_pad_bias", [1, 3, 12, 10])
+    p = g.node("Pad", [g.x_name], mode="constant", pads=[0, 0, 1, 1, 0, 0, 1, 1], value=0.0)
+    # The Pad node's padding comes before the conv's own: the conv sees the padded input.
+    xp = np.pad(g.x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    c1, acc = conv(g, p, xp, 8, (3, 3), pads=(1, 1, 1, 1), bias=True)
+    kap, lam = bn(8)
+    y1n, y1 = nemo_requant(g, c1, acc, kap, lam)
+    g.anchor(y1)
+    p2 = g.node("Pad", [y1n], mode="constant", pads=[0, 0, 1, 1, 0, 0, 1, 1], value=0.0)
+    c2, acc2 = conv(g, p2, np.pad(y1, ((0, 0), (0, 0), (1, 1), (1, 1))), 8, (3, 3),
+                    stride=(2, 2), group=8)
+    kap2, lam2 = bn(8)
+    y2n, y2 = nemo_requant(g, c2, acc2, kap2, lam2, int64_path=False, relu=True)
+    g.anchor(y2)
+    mp = g.node("MaxPool", [y2n], kernel_shape=[2, 2], strides=[2, 2], pads=[0, 0, 0, 0])
+    y3 = pool_np(y2, (2, 2), (2, 2), "max")
+    g.anchor(y3)
+    f = g.node("Flatten", [mp], axis=1)
+    flat = y3.reshape(1, -1)  # CHW order, as ONNX flattens NCHW
+    w = rng.integers(-30, 31, size=(5, flat.shape[1])).astype(np.int64)
+    b = rng.integers(-1000, 1000, size=5).astype(np.int64)
+    fc = g.node("Gemm", [f, g.init(w), g.init(b)], alpha=1.0, beta=1.0, transB=1)
+    g.anchor(flat @ w.T + b)
+    out = g.node("LogSoftmax", [fc], axis=1)
+    g.outputs = [out]
+    return g
+
+
+def fx_quantlab_4bit():
+    """Quantlab: Mul -> Add -> Div(2^k) -> Floor -> Clip(0, 15) without Casts (4-bit output),
+    Clip with min/max inputs (opset 13), Pad with a pads input, a 4-bit layer feeding an 8-bit
+    one, GlobalAveragePool, MatMul with a [K, N] weight, Softmax tail."""
+    g = Graph("quantlab_4bit", [1, 2, 9, 9], opset=13)
+
+    def ql_requant(x_name, acc, bits):
+        c = acc.shape[1]
+        mul = rng.integers(1, 6, size=c).astype(np.int64)
+        addv = rng.integers(-200, 200, size=c).astype(np.int64)
+        t = acc * mul.reshape(1, c, 1, 1) + addv.reshape(1, c, 1, 1)
+        hi = (1 << bits) - 1
+        k = max(0, int(np.ceil(np.log2(max(1.0, np.percentile(np.abs(t), 95) / hi)))))
+        t1 = g.node("Mul", [x_name, g.init(mul.reshape(1, c, 1, 1))])
+        t2 = g.node("Add", [t1, g.init(addv.reshape(1, c, 1, 1))])
+        t3 = g.node("Div", [t2, g.init(np.array(2.0 ** k))])
+        t4 = g.node("Floor", [t3])
+        out = g.node("Clip", [t4, g.init(np.array(0.0)), g.init(np.array(float(hi)))])
+        return out, np.clip(floordiv(t, 2 ** k), 0, hi)
+
+    pads = g.init(np.array([0, 0, 1, 1, 0, 0, 1, 1]), np.int64)
+    p = g.node("Pad", [g.x_name, pads], mode="constant")
+    c1, acc = conv(g, p, np.pad(g.x, ((0, 0), (0, 0), (1, 1), (1, 1))), 6, (3, 3))
+    y1n, y1 = ql_requant(c1, acc, 4)
+    g.anchor(y1)
+    assert y1.max() <= 15
+    c2, acc2 = conv(g, y1n, y1, 8, (1, 1))
+    y2n, y2 = ql_requant(c2, acc2, 8)
+    g.anchor(y2)
+    gap = g.node("GlobalAveragePool", [y2n])
+    area = y2.shape[2] * y2.shape[3]
+    s = y2.sum(axis=(2, 3), keepdims=True)
+    t1 = g.node("Mul", [gap, g.init(np.array(float(area)))])  # back to the sum
+    t2 = g.node("Mul", [t1, g.init(np.array(3.0))])
+    t3 = g.node("Div", [t2, g.init(np.array(float(area * 4)))])
+    t4 = g.node("Floor", [t3])
+    y3 = floordiv(s * 3, area * 4)  # at most 191: no clip needed
+    g.anchor(y3)
+    f = g.node("Flatten", [t4], axis=1)
+    w = rng.integers(-50, 51, size=(8, 4)).astype(np.int64)  # [K, N]
+    mm = g.node("MatMul", [f, g.init(w)])
+    g.anchor(y3.reshape(1, -1) @ w)
+    out = g.node("Softmax", [mm], axis=1)
+    g.outputs = [out]
+    return g
+
+
+def fx_rounding_bias_add():
+    """A separate bias Add after the conv, float Mul/Div and a +0.5 rounding Add before Floor,
+    a requantized MatMul fed by Reshape(Shape/Gather/Unsqueeze/Concat), a raw Gemm without
+    transB, Sigmoid tail."""
+    g = Graph("rounding_bias_add", [1, 4, 8, 8])
+    c1, acc = conv(g, g.x_name, g.x, 6, (3, 3), stride=(1, 2), pads=(1, 1, 0, 2))
+    b = rng.integers(-300, 300, size=6).astype(np.int64)
+    t1 = g.node("Add", [c1, g.init(b.reshape(1, 6, 1, 1))])
+    t = acc + b.reshape(1, 6, 1, 1)
+    m = 13
+    d = 2 * pick_divisor(t, m)
+    t2 = g.node("Mul", [t1, g.const(float(m))])
+    t3 = g.node("Div", [t2, g.const(float(d))])
+    t4 = g.node("Add", [t3, g.const(0.5)])
+    t5 = g.node("Floor", [t4])
+    y = floordiv(2 * t * m + d, 2 * d)  # floor(t*m/d + 1/2)
+    out = g.node("Clip", [t5], min=0.0, max=255.0)
+    y = np.clip(y, 0, 255)
+    g.anchor(y)
+    # x.view(x.size(0), -1)
+    shp = g.node("Shape", [out])
+    n0 = g.node("Gather", [shp, g.const(0, np.int64)], axis=0)
+    u0 = g.node("Unsqueeze", [n0], axes=[0])
+    cat = g.node("Concat", [u0, g.const([-1], np.int64)], axis=0)
+    r = g.node("Reshape", [out, cat])
+    flat = y.reshape(1, -1)
+    w = rng.integers(-10, 11, size=(flat.shape[1], 12)).astype(np.int64)
+    mm = g.node("MatMul", [r, g.init(w)])
+    acc2 = flat @ w
+    m2 = 5
+    d2 = pick_divisor(acc2, m2)
+    q1 = g.node("Mul", [mm, g.const(float(m2))])
+    q2 = g.node("Div", [q1, g.const(float(d2))])
+    q3 = g.node("Floor", [q2])
+    q4 = g.node("Relu", [q3])
+    y2 = np.minimum(np.maximum(floordiv(acc2 * m2, d2), 0), 255)
+    q5 = g.node("Clip", [q4], min=0.0, max=255.0)
+    g.anchor(y2)
+    w2 = rng.integers(-40, 41, size=(12, 3)).astype(np.int64)
+    b2 = rng.integers(-100, 100, size=3).astype(np.int64)
+    fc = g.node("Gemm", [q5, g.init(w2), g.init(b2)])
+    g.anchor(y2 @ w2 + b2)
+    out = g.node("Sigmoid", [fc])
+    g.outputs = [out]
+    return g
+
+
+def fx_residuals():
+    """Residual Adds: per-input Mul + Add + Div/Floor (NEMO), requantization attributes on the
+    Add node, and a plain Add followed by a Clip; a 1x1 stride-2 shortcut conv."""
+    g = Graph("residuals", [1, 4, 8, 8])
+    c0, a0 = conv(g, g.x_name, g.x, 8, (3, 3), pads=(1, 1, 1, 1))
+    y0n, y0 = nemo_requant(g, c0, a0, *bn(8))
+    g.anchor(y0)
+    c1, a1 = conv(g, y0n, y0, 8, (3, 3), pads=(1, 1, 1, 1))
+    y1n, y1 = nemo_requant(g, c1, a1, *bn(8))
+    g.anchor(y1)
+    # NEMO residual: Mul(x1, 3) + Mul(x0, 5) -> Div 8 -> Floor -> Clip
+    m1 = g.node("Mul", [y1n, g.const(3.0)])
+    m0 = g.node("Mul", [y0n, g.const(5.0)])
+    s = g.node("Add", [m1, m0])
+    dv = g.node("Div", [s, g.const(8.0)])
+    fl = g.node("Floor", [dv])
+    a = g.node("Clip", [fl], min=0.0, max=255.0)
+    ya = np.clip(floordiv(y1 * 3 + y0 * 5, 8), 0, 255)
+    g.anchor(ya)
+    # Shortcut 1x1 stride 2 and a strided 3x3, joined by an Add with requant attributes.
+    c2, a2 = conv(g, a, ya, 8, (3, 3), stride=(2, 2), pads=(1, 1, 1, 1))
+    y2n, y2 = nemo_requant(g, c2, a2, *bn(8))
+    g.anchor(y2)
+    c3, a3 = conv(g, a, ya, 8, (1, 1), stride=(2, 2))
+    y3n, y3 = nemo_requant(g, c3, a3, *bn(8))
+    g.anchor(y3)
+    ra = g.fresh()
+    g.nodes.append(helper.make_node("Add", [y2n, y3n], [ra], in1_mul=3, in1_add=4, in1_shift=2,
+                                    in2_mul=5, in2_add=-8, in2_shift=3, out_rq=1))
+    r1 = np.clip((y2 * 3 + 4) >> 2, 0, 255)
+    r2 = np.clip((y3 * 5 - 8) >> 3, 0, 255)
+    yb = np.clip(r1 + r2, 0, 255)
+    g.anchor(yb)
+    # A plain Add (no rescale) with a Clip after it.
+    c4, a4 = conv(g, ra, yb, 8, (3, 3), pads=(1, 1, 1, 1))
+    y4n, y4 = nemo_requant(g, c4, a4, *bn(8))
+    g.anchor(y4)
+    p = g.node("Add", [y4n, ra])
+    pc = g.node("Clip", [p], min=0.0, max=255.0)
+    yp = np.clip(y4 + yb, 0, 255)
+    g.anchor(yp)
+    # AveragePool 2x2, NEMO-style constants.
+    ap = g.node("AveragePool", [pc], kernel_shape=[2, 2], strides=[2, 2], pads=[0, 0, 0, 0])
+    t1 = g.node("Mul", [ap, g.const(4.0)])
+    t2 = g.node("Mul", [t1, g.const(9.0)])
+    t3 = g.node("Div", [t2, g.const(32.0)])
+    t4 = g.node("Floor", [t3])
+    t5 = g.node("Clip", [t4], min=0.0, max=255.0)
+    yq = np.clip(floordiv(pool_np(yp, (2, 2), (2, 2), "avg") * 9, 32), 0, 255)
+    g.anchor(yq)
+    f = g.node("Flatten", [t5], axis=1)
+    w = rng.integers(-10, 11, size=(4, yq.size)).astype(np.int64)
+    fc = g.node("Gemm", [f, g.init(w)], transB=1)
+    g.anchor(yq.reshape(1, -1) @ w.T)
+    g.outputs = [fc]
+    return g
+
+
+def fx_tcn_1d():
+    """1-D (TCN-style) network: rank-3 tensors, a causal Pad, Conv1d with stride, MaxPool1d,
+    AveragePool1d, GlobalAveragePool, and a Gemm; 1-D maps to H = 1."""
+    g = Graph("tcn_1d", [1, 3, 32])
+
+    def c1d(x_name, x, cout, k, stride=1, pads=(0, 0)):
+        w = rng.integers(-20, 21, size=(cout, x.shape[1], k)).astype(np.int64)
+        out = g.node("Conv", [x_name, g.init(w)], kernel_shape=[k], strides=[stride],
+                     pads=list(pads), dilations=[1], group=1)
+        acc = conv_np(x[:, :, None, :], w[:, :, None, :], (1, stride), (0, 0) + tuple(pads), 1)
+        return out, acc[:, :, 0, :]
+
+    p = g.node("Pad", [g.x_name], mode="constant", pads=[0, 0, 2, 0, 0, 0], value=0.0)
+    xp = np.pad(g.x, ((0, 0), (0, 0), (2, 0)))
+    c1, a1 = c1d(p, xp, 8, 3)
+    y1n, y1 = nemo_requant(g, c1, a1, *bn(8))
+    g.anchor(y1)
+    c2, a2 = c1d(y1n, y1, 8, 3, stride=2, pads=(1, 1))
+    y2n, y2 = nemo_requant(g, c2, a2, *bn(8), int64_path=False)
+    g.anchor(y2)
+    mp = g.node("MaxPool", [y2n], kernel_shape=[2], strides=[2])
+    y3 = pool_np(y2[:, :, None, :], (1, 2), (1, 2), "max")[:, :, 0, :]
+    g.anchor(y3)
+    ap = g.node("AveragePool", [mp], kernel_shape=[2], strides=[1])
+    t1 = g.node("Mul", [ap, g.const(2.0)])
+    t2 = g.node("Floor", [g.node("Div", [t1, g.const(2.0)])])
+    y4 = floordiv(pool_np(y3[:, :, None, :], (1, 2), (1, 1), "avg")[:, :, 0, :], 2)
+    g.anchor(y4)
+    gp = g.node("GlobalAveragePool", [t2])
+    L = y4.shape[2]
+    t3 = g.node("Mul", [gp, g.const(float(L))])
+    t4 = g.node("Floor", [g.node("Div", [t3, g.const(float(L))])])
+    y5 = floordiv(y4.sum(axis=2, keepdims=True), L)
+    g.anchor(y5)
+    f = g.node("Flatten", [t4], axis=1)
+    w = rng.integers(-10, 11, size=(3, 8)).astype(np.int64)
+    fc = g.node("Gemm", [f, g.init(w)], transB=1)
+    g.anchor(y5.reshape(1, -1) @ w.T)
+    g.outputs = [fc]
+    return g
+
+
+VALID = [fx_nemo_pad_bias, fx_quantlab_4bit, fx_rounding_bias_add, fx_residuals, fx_tcn_1d]
+
+# ---------------------------------------------------------------------------------------------
+# Invalid fixtures: (name, builder, regex the error must match)
+
+
+def small(name, conv_attrs=None, weights=None, extra=None, opset=9):
+    g = Graph(name, [1, 4, 6, 6], opset=opset)
+    w = weights if weights is not None else rng.integers(-5, 6, size=(4, 4, 3, 3)).astype(np.float32)
+    attrs = dict(kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1], group=1)
+    attrs.update(conv_attrs or {})
+    c = g.node("Conv", [g.x_name, g.init(w)], **attrs)
+    y = g.node("Clip", [g.node("Floor", [g.node("Div", [c, g.const(64.0)])])], min=0.0, max=255.0)
+    if extra:
+        y = extra(g, y)
+    g.outputs = [y]
+    return g
+
+
+def bad_dilation():
+    return small("bad_dilation", {"dilations": [2, 2]})
+
+
+def bad_groups():
+    return small("bad_groups", {"group": 2},
+                 weights=rng.integers(-5, 6, size=(4, 2, 3, 3)).astype(np.float32))
+
+
+def bad_weight():
+    w = rng.integers(-5, 6, size=(4, 4, 3, 3)).astype(np.float32)
+    w[1, 2, 0, 0] = 0.5
+    return small("bad_weight", weights=w)
+
+
+def bad_constant():
+    return small("bad_constant", extra=lambda g, y: g.node(
+        "Clip", [g.node("Floor", [g.node("Mul", [g.node("Conv", [y, g.init(
+            rng.integers(-5, 6, size=(4, 4, 1, 1)).astype(np.float32))], kernel_shape=[1, 1]),
+            g.const(0.3)])])], min=0.0, max=255.0))
+
+
+def bad_dangling():
+    return small("bad_dangling", extra=lambda g, y: g.node("Add", [y, "nowhere"]))
+
+
+def bad_op():
+    return small("bad_op", extra=lambda g, y: g.node("Tanh", [y]))
+
+
+def bad_ceil():
+    return small("bad_ceil", extra=lambda g, y: g.node("MaxPool", [y], kernel_shape=[2, 2],
+                                                       strides=[2, 2], ceil_mode=1))
+
+
+def bad_pad_mode():
+    return small("bad_pad_mode", extra=lambda g, y: g.node("Pad", [y], mode="reflect",
+                                                           pads=[0, 0, 1, 1, 0, 0, 1, 1]))
+
+
+INVALID = [
+    (bad_dilation, r"Conv.*dilation 2"),
+    (bad_groups, r"Conv.*group 2"),
+    (bad_weight, r"Conv.*weight 0\.5.* not an 8-bit signed integer"),
+    (bad_constant, r"Mul.*not an integer"),
+    (bad_dangling, r"Add.*dangling tensor 'nowhere'"),
+    (bad_op, r"Tanh.*unsupported op"),
+    (bad_ceil, r"MaxPool.*ceil_mode"),
+    (bad_pad_mode, r"Pad.*constant padding"),
+]
+
+
+def main():
+    root = sys.argv[1]
+    os.makedirs(root, exist_ok=True)
+    names = []
+    for f in VALID:
+        g = f()
+        g.save(root)
+        names.append(g.name)
+    for f, rx in INVALID:
+        g = f()
+        d = g.save(root)
+        with open(os.path.join(d, "expect.txt"), "w") as fh:
+            fh.write(rx + "\n")
+    # A truncated file and a file of random bytes.
+    src = os.path.join(root, "residuals", "model_int.onnx")
+    data = open(src, "rb").read()
+    for name, blob in (("bad_truncated", data[: len(data) // 2]),
+                       ("bad_garbage", bytes(rng.integers(0, 256, size=4096, dtype=np.uint8)))):
+        d = os.path.join(root, name)
+        os.makedirs(d, exist_ok=True)
+        open(os.path.join(d, "model_int.onnx"), "wb").write(blob)
+        open(os.path.join(d, "expect.txt"), "w").write(
+            r"malformed or truncated|dangling|no graph|not a valid" + "\n")
+    # A valid network whose golden has one wrong value: verification must fail.
+    d = os.path.join(root, "corrupt_golden")
+    g = fx_residuals()
+    g.name = "corrupt_golden"
+    g.goldens[2] = g.goldens[2].copy()
+    g.goldens[2].reshape(-1)[5] += 1
+    g.save(root)
+    print("wrote %d valid, %d invalid fixtures to %s" % (len(names), len(INVALID) + 2, root))
+
+
+if __name__ == "__main__":
+    main()
