@@ -1,0 +1,538 @@
+// A cycle model of a PULP-NN-style kernel plus cluster DMA on GAP-8, per L1 tile and per
+// layer. Shared by the planner (its default objective) and the benchmarks.
+//
+// Sources of the constants (DESIGN.md sections 1 and 4 unless said otherwise):
+// - The 4x2 matmul inner loop of PULP-NN: 6 loads + 8 `sdotp` (4 x 8-bit MACs each) per 4
+//   bytes of the reduction, 32 MACs in 14 instructions on a single-issue core: 14 cycles,
+//   i.e. the 2.29 MAC/cycle/core bound (2.25 measured on a CV32E40P model).
+// - Leftover loops (Cout mod 4, odd widths) use the same instruction mix with fewer
+//   accumulators: 1 channel x 2 pixels = 2 act loads + 1 weight load + 2 sdotp = 5 cycles
+//   per 4 bytes; 4 channels x 1 pixel = 1 + 4 loads + 4 sdotp = 9; 1 x 1 = 3.
+// - Everything marked "estimate" is an instruction count of the loop as PULP-NN writes it
+//   (one cycle per instruction, no stalls), not a measurement; adjust here, in one place.
+// - Cluster DMA: ~2 GB/s and ~80 ns per command at a 100 MHz cluster (platform values);
+//   L3 HyperRAM ~200 MB/s (platform value).
+#pragma once
+
+#include <cstdint>
+
+#include "ctile/core/split.hpp"
+#include "ctile/plan/problem.hpp"
+
+namespace ctile::cost {
+
+// ---- Kernel constants (cycles).
+inline constexpr int matmul_4x2_per_k4 = 14;   ///< 4 ch x 2 px block, per 4 bytes of K
+inline constexpr int matmul_1x2_per_k4 = 5;    ///< leftover channel, 2 pixels
+inline constexpr int matmul_4x1_per_k4 = 9;    ///< 4 channels, leftover pixel
+inline constexpr int matmul_1x1_per_k4 = 3;    ///< leftover channel and pixel
+inline constexpr int matmul_block_setup = 12;  ///< estimate: pointers, hw loop, 8 acc inits
+inline constexpr int matmul_small_setup = 6;   ///< estimate: same for a leftover block
+inline constexpr int requant_per_output =
+    8;                                     ///< estimate: kappa*acc+lambda, *m, shift, clip, store
+inline constexpr int im2col_per_row = 4;   ///< estimate: per kernel row: bounds, pointers
+inline constexpr int im2col_per_word = 2;  ///< lw + sw per 4 bytes copied
+inline constexpr int dw_transpose_per_byte = 2;  ///< lbu + sb (HWC -> per-channel stripe)
+inline constexpr int dw_per_k4 = 3;              ///< 2 loads + sdotp per 4 taps of a kernel row
+inline constexpr int dw_per_output = 4;          ///< estimate: loop and pointer updates
+inline constexpr int linear_per_k4 = 3;          ///< 2 loads + sdotp per 4 inputs
+inline constexpr int linear_per_output = 8;      ///< estimate: loop, store
+inline constexpr int maxpool_per_tap4 = 2;       ///< load + SIMD max, 4 channels at a time
+inline constexpr int maxpool_per_output4 = 2;    ///< store of 4 channels, loop
+inline constexpr int avgpool_per_tap = 1;        ///< load + add (unrolled)
+inline constexpr int add_per_element = 6;  ///< 2 loads, 2 rescales (mul-add-shift), clip, store
+inline constexpr int kernel_call = 30;     ///< estimate: per core: call, core id, bounds
+
+// ---- Per-tile fixed costs (cycles).
+inline constexpr int fork_barrier = 150;      ///< estimate: pi_cl_team_fork + barrier per tile
+inline constexpr int tile_bookkeeping = 200;  ///< estimate: DMA programming, waits, swaps
+inline constexpr int per_tile = fork_barrier + tile_bookkeeping;
+
+/// A core's cycles on an r x w x c block, as coefficients of the block's extents:
+/// r * ((w / 2) * pair + (w % 2) * single + w * per_px) + stripe * in_r * in_w + call,
+/// where in_r, in_w are the input extents of the block. Depends on c only, so the search
+/// computes it once per channel tile.
+struct core_coefs {
+  std::int64_t pair = 0;    ///< per pair of output pixels in a row
+  std::int64_t single = 0;  ///< per leftover pixel of an odd row
+  std::int64_t per_px = 0;  ///< per output pixel
+  std::int64_t stripe = 0;  ///< per input pixel (depthwise re-layout)
+};
+
+/// The kernel terms of a layer (see kernel_terms): the constants above, per kind.
+constexpr kernel_terms terms_for(const tiling_problem& P) {
+  using plan_detail::ceil_div;
+  kernel_terms k;
+  switch (P.kind) {
+    case op::conv: {
+      const std::int64_t k4 = ceil_div(P.kernel.h * P.kernel.w * P.Cin, 4);
+      const bool pointwise =
+          P.kernel.h == 1 && P.kernel.w == 1 && P.stride.h == 1 && P.stride.w == 1;
+      const std::int64_t im2col =
+          pointwise ? 0
+                    : P.kernel.h * (im2col_per_row + std::int64_t{im2col_per_word} *
+                                                         ceil_div(P.kernel.w * P.Cin, 4));
+      k.p0 = 2 * im2col;
+      k.p4 = k4 * matmul_4x2_per_k4 + matmul_block_setup;
+      k.p1 = k4 * matmul_1x2_per_k4 + matmul_small_setup;
+      k.s0 = im2col;
+      k.s4 = k4 * matmul_4x1_per_k4 + matmul_block_setup;
+      k.s1 = k4 * matmul_1x1_per_k4 + matmul_small_setup;
+      k.q = requant_per_output;
+      break;
+    }
+    case op::depthwise:
+      k.q = std::int64_t{P.kernel.h} * ceil_div(P.kernel.w, 4) * dw_per_k4 + requant_per_output +
+            dw_per_output;
+      k.t = dw_transpose_per_byte;
+      break;
+    case op::linear:
+      k.q = ceil_div(P.Hin * P.Win * P.Cin, 4) * std::int64_t{linear_per_k4} + requant_per_output +
+            linear_per_output;
+      break;
+    case op::maxpool:
+      k.q4 = std::int64_t{P.kernel.h} * P.kernel.w * maxpool_per_tap4 + maxpool_per_output4;
+      break;
+    case op::avgpool:
+      k.q = std::int64_t{P.kernel.h} * P.kernel.w * avgpool_per_tap + requant_per_output;
+      break;
+    case op::add:
+      k.q = add_per_element;
+      break;
+    default:
+      break;
+  }
+  return k;
+}
+
+/// A core's cost coefficients for c output channels.
+constexpr core_coefs coefs_for(const tiling_problem& P, int c) {
+  core_coefs k;
+  if (c <= 0) return k;
+  const kernel_terms& t = P.terms;
+  const std::int64_t c4 = c / 4, cl = c % 4;
+  k.pair = t.p0 + t.p4 * c4 + t.p1 * cl;
+  k.single = t.s0 + t.s4 * c4 + t.s1 * cl;
+  k.per_px = t.q * c + t.q4 * ((c + 3) / 4);
+  k.stripe = t.t * c;
+  return k;
+}
+
+constexpr std::int64_t core_cycles(const tiling_problem& P, const core_coefs& k, int r, int w) {
+  if (r <= 0 || w <= 0) return 0;
+  std::int64_t t = std::int64_t{r} * ((w / 2) * k.pair + (w % 2) * k.single + w * k.per_px);
+  if (k.stripe != 0)
+    t += k.stripe * ((r - 1) * P.stride.h + P.kernel.h) * ((w - 1) * P.stride.w + P.kernel.w);
+  return t + kernel_call;
+}
+
+/// Twice a lower bound of a core's cycles per output column on r rows (no call overhead):
+/// a leftover pixel never costs less than half a pair, and an input stripe of w outputs is
+/// (w - 1) * s + k >= w * min(s, k) columns wide.
+constexpr std::int64_t column_slope2(const tiling_problem& P, const core_coefs& k, int r) {
+  if (r <= 0) return 0;
+  const int sw = P.stride.w < P.kernel.w ? P.stride.w : P.kernel.w;
+  return std::int64_t{r} * (k.pair + 2 * k.per_px) +
+         2 * k.stripe * ((r - 1) * P.stride.h + P.kernel.h) * sw;
+}
+
+/// Cycles of one core computing an r x w x c block of outputs of layer P.
+constexpr std::int64_t core_cycles(const tiling_problem& P, int r, int w, int c) {
+  if (c <= 0) return 0;
+  return core_cycles(P, coefs_for(P, c), r, w);
+}
+
+/// A lower bound on the whole layer's compute cycles under any tiling and split: the
+/// per-output work that no tiling avoids, spread evenly over the cores.
+constexpr std::int64_t compute_lower_bound(const tiling_problem& P) {
+  using plan_detail::ceil_div;
+  const std::int64_t outs = std::int64_t{P.H} * P.W * P.C;
+  std::int64_t t = 0;
+  switch (P.kind) {
+    case op::conv: {
+      // Every output pixel is im2col'ed by at least one core.
+      const bool pointwise =
+          P.kernel.h == 1 && P.kernel.w == 1 && P.stride.h == 1 && P.stride.w == 1;
+      const std::int64_t im2col =
+          pointwise ? 0
+                    : P.kernel.h * (im2col_per_row + std::int64_t{im2col_per_word} *
+                                                         ceil_div(P.kernel.w * P.Cin, 4));
+      t = P.macs * matmul_4x2_per_k4 / 32 + outs * requant_per_output +
+          std::int64_t{P.H} * P.W * im2col;
+      break;
+    }
+    case op::depthwise:
+      // A core's input stripe has at least as many bytes as its outputs.
+      t = outs * (std::int64_t{P.kernel.h} * ceil_div(P.kernel.w, 4) * dw_per_k4 +
+                  requant_per_output + dw_per_output + dw_transpose_per_byte);
+      break;
+    case op::linear:
+      t = outs * (ceil_div(P.Hin * P.Win * P.Cin, 4) * std::int64_t{linear_per_k4} +
+                  requant_per_output + linear_per_output);
+      break;
+    case op::maxpool:
+      t = outs / 4 *
+          (std::int64_t{P.kernel.h} * P.kernel.w * maxpool_per_tap4 + maxpool_per_output4);
+      break;
+    case op::avgpool:
+      t = outs * (std::int64_t{P.kernel.h} * P.kernel.w * avgpool_per_tap + requant_per_output);
+      break;
+    case op::add:
+      t = outs * add_per_element;
+      break;
+    default:
+      break;
+  }
+  return t / P.cores;
+}
+
+/// The slowest core's cycles on a th x tw x tc tile under `s` (cores take contiguous bands of
+/// ceil(n / parts) items, as ctile::band_of hands them out, so core 0 has the most work).
+constexpr std::int64_t tile_compute(const tiling_problem& P, core_split s, int th, int tw, int tc) {
+  using plan_detail::ceil_div;
+  switch (s.kind) {
+    case split_kind::rows:
+      return core_cycles(P, ceil_div(th, P.cores), tw, tc);
+    case split_kind::cols:
+      return core_cycles(P, th, ceil_div(tw, P.cores), tc);
+    case split_kind::channels:
+      return core_cycles(P, th, tw, ceil_div(tc, P.cores));
+    case split_kind::grid:
+      return core_cycles(P, ceil_div(th, s.v), tw, ceil_div(tc, s.k));
+  }
+  return 0;
+}
+
+/// The splits a kernel of this kind supports, the kind's default first (it wins ties), then
+/// the others; grids V x K = cores ordered by more filter groups first.
+struct split_list {
+  core_split item[8]{};
+  int n = 0;
+};
+constexpr split_list splits_for(const tiling_problem& P) {
+  split_list l;
+  auto push = [&](core_split s) { l.item[l.n++] = s; };
+  switch (P.kind) {
+    case op::linear:
+      push({split_kind::channels, 1, 1});
+      return l;
+    case op::depthwise:
+      push({split_kind::channels, 1, 1});
+      push({split_kind::rows, 1, 1});
+      push({split_kind::cols, 1, 1});
+      break;
+    case op::conv:
+      push({split_kind::rows, 1, 1});
+      push({split_kind::channels, 1, 1});
+      push({split_kind::cols, 1, 1});
+      break;
+    default:
+      push({split_kind::rows, 1, 1});
+      push({split_kind::channels, 1, 1});
+      push({split_kind::cols, 1, 1});
+      return l;
+  }
+  for (int k = P.cores / 2; k >= 2 && l.n < 8; --k)
+    if (P.cores % k == 0 && P.cores / k >= 2) push({split_kind::grid, P.cores / k, k});
+  return l;
+}
+/// The default split of a kind (what PULP-NN does): rows, channels for depthwise and linear.
+constexpr core_split default_split(const tiling_problem& P) {
+  return splits_for(P).item[0];
+}
+
+/// Cycles of one DMA transfer of `bytes` in `cmds` commands.
+constexpr std::int64_t dma_cycles(const tiling_problem& P, std::int64_t bytes, std::int64_t cmds) {
+  if (bytes <= 0) return 0;
+  return cmds * P.dma_latency + plan_detail::ceil_div64(bytes * 1000, P.dma_bytes_per_kcycle);
+}
+
+/// DMA commands moving a rows x cols x ch block of an HWC tensor whose rows are `full_cols`
+/// wide with `full_ch` channels, each command within the platform's limits: contiguous
+/// blocks in pieces of the command limit, 2-D transfers of whole lines otherwise, one 2-D
+/// transfer per row when the channels are cut.
+constexpr std::int64_t activation_cmds(const tiling_problem& P, int rows, int cols, int ch,
+                                       int full_cols, int full_ch) {
+  if (rows <= 0 || cols <= 0 || ch <= 0) return 0;
+  const int lim = P.dma_limit;
+  const int line_lim = lim < P.dma_line_max ? lim : P.dma_line_max;
+  if (ch == full_ch) {
+    const int line = cols * ch;
+    if (cols == full_cols) return (std::int64_t{rows} * line + lim - 1) / lim;
+    const int per_line = (line + line_lim - 1) / line_lim;
+    if (per_line > 1) return std::int64_t{rows} * per_line;
+    const int lines = lim / line > 1 ? lim / line : 1;
+    return (rows + lines - 1) / lines;
+  }
+  const int per_cmd = line_lim / ch > 1 ? line_lim / ch : 1;
+  return std::int64_t{rows} * ((cols + per_cmd - 1) / per_cmd);
+}
+
+/// Cycles of the weights (and per-channel parameters) of a tc-channel slice.
+constexpr std::int64_t weight_dma(const tiling_problem& P, int tc) {
+  const std::int64_t w = std::int64_t{tc} * P.weights_per_channel;
+  const std::int64_t kl = std::int64_t{tc} * P.params_per_channel;
+  const std::int64_t cmds = plan_detail::ceil_div64(w, P.dma_limit) + (kl > 0 ? 1 : 0);
+  return dma_cycles(P, w + kl, cmds);
+}
+
+/// Cycles of the input transfer of an output tile th x tw x tc.
+constexpr std::int64_t input_dma(const tiling_problem& P, int th, int tw, int tc) {
+  if (P.linear) {
+    const std::int64_t b = std::int64_t{P.Hin} * P.Win * P.Cin;
+    return ((b + P.dma_limit - 1) / P.dma_limit) * P.dma_latency +
+           (b * 1000 + P.dma_bytes_per_kcycle - 1) / P.dma_bytes_per_kcycle;
+  }
+  int ih = (th - 1) * P.stride.h + P.kernel.h;
+  if (ih > P.Hin) ih = P.Hin;
+  int iw = (tw - 1) * P.stride.w + P.kernel.w;
+  if (iw > P.Win) iw = P.Win;
+  const int ic = P.channels_follow_input ? tc : P.Cin;
+  const std::int64_t b = std::int64_t{ih} * iw * ic * P.inputs;
+  return P.inputs * activation_cmds(P, ih, iw, ic, P.Win, P.Cin) * P.dma_latency +
+         (b * 1000 + P.dma_bytes_per_kcycle - 1) / P.dma_bytes_per_kcycle;
+}
+
+/// Cycles of the output transfer of a tile.
+constexpr std::int64_t output_dma(const tiling_problem& P, int th, int tw, int tc) {
+  const std::int64_t b = std::int64_t{th} * tw * tc * P.out_bpe;
+  return activation_cmds(P, th, tw * P.out_bpe, tc, P.W * P.out_bpe, P.C) * P.dma_latency +
+         (b * 1000 + P.dma_bytes_per_kcycle - 1) / P.dma_bytes_per_kcycle;
+}
+
+/// Lower bound of a layer's cycles over every tiling with `tiles` tiles: compute or the
+/// unavoidable output and weight traffic, plus the fixed cost of each tile.
+constexpr std::int64_t lower_bound(const tiling_problem& P, std::int64_t tiles) {
+  const std::int64_t out = std::int64_t{P.H} * P.W * P.C * P.out_bpe;
+  const std::int64_t w = std::int64_t{P.C} * (P.weights_per_channel + P.params_per_channel);
+  const std::int64_t dma = (out + w) * 1000 / P.dma_bytes_per_kcycle;
+  const std::int64_t comp = compute_lower_bound(P);
+  return (comp > dma ? comp : dma) + tiles * per_tile;
+}
+
+/// What the evaluation of a tiling needs that depends on the channel tile only.
+struct channel_context {
+  int tc = 1, lc = 1, nc = 1;
+  split_list splits{};
+  core_coefs coef[8][2]{};  ///< per split, for the inner and the last channel tile
+  std::int64_t wd_inner = 0, wd_last = 0;
+};
+constexpr channel_context channel_context_for(const tiling_problem& P, const split_list& splits,
+                                              int tc) {
+  using plan_detail::ceil_div;
+  channel_context x;
+  x.tc = tc;
+  x.nc = ceil_div(P.C, tc);
+  x.lc = P.C - (x.nc - 1) * tc;
+  x.splits = splits;
+  for (int i = 0; i < splits.n; ++i) {
+    const core_split s = splits.item[i];
+    for (int j = 0; j < 2; ++j) {
+      const int c = j == 0 ? tc : x.lc;
+      const int cc = s.kind == split_kind::channels ? ceil_div(c, P.cores)
+                     : s.kind == split_kind::grid   ? ceil_div(c, s.k)
+                                                    : c;
+      x.coef[i][j] = coefs_for(P, cc);
+    }
+  }
+  x.wd_inner = P.weights_per_channel > 0 ? weight_dma(P, tc) : 0;
+  x.wd_last = P.weights_per_channel > 0 ? weight_dma(P, x.lc) : 0;
+  return x;
+}
+
+/// What depends on the row tile too: each split's rows per core for inner and last row tiles.
+struct row_context {
+  int th = 1, lh = 1, nh = 1;
+  int r[8][2]{};
+};
+constexpr row_context row_context_for(const tiling_problem& P, const channel_context& cx, int th) {
+  using plan_detail::ceil_div;
+  row_context x;
+  x.th = th;
+  x.nh = ceil_div(P.H, th);
+  x.lh = P.H - (x.nh - 1) * th;
+  for (int i = 0; i < cx.splits.n; ++i) {
+    const core_split s = cx.splits.item[i];
+    for (int j = 0; j < 2; ++j) {
+      const int h = j == 0 ? th : x.lh;
+      x.r[i][j] = s.kind == split_kind::rows   ? ceil_div(h, P.cores)
+                  : s.kind == split_kind::grid ? ceil_div(h, s.v)
+                                               : h;
+    }
+  }
+  return x;
+}
+
+/// A lower bound of the layer's cycles over every column tiling, for a channel and row tile:
+/// the compute of every tile (each split's columns summed over the row, the cheapest split),
+/// or all output and weight traffic, plus the fixed cost of `tiles` tiles.
+constexpr std::int64_t row_lower_bound(const tiling_problem& P, const channel_context& cx,
+                                       const row_context& rx, std::int64_t tiles) {
+  using plan_detail::ceil_div;
+  std::int64_t best = INT64_MAX;
+  for (int i = 0; i < cx.splits.n; ++i) {
+    const std::int64_t cols =
+        cx.splits.item[i].kind == split_kind::cols ? ceil_div(P.W, P.cores) : P.W;
+    std::int64_t t = 0;
+    for (int cj = 0; cj < 2; ++cj) {
+      const int cnt_c = cj == 0 ? cx.nc - 1 : 1;
+      if (cnt_c == 0) continue;
+      for (int hj = 0; hj < 2; ++hj) {
+        const int cnt_h = hj == 0 ? rx.nh - 1 : 1;
+        if (cnt_h == 0) continue;
+        t += std::int64_t{cnt_c} * cnt_h *
+             (cols * column_slope2(P, cx.coef[i][cj], rx.r[i][hj]) / 2);
+      }
+    }
+    if (t < best) best = t;
+  }
+  const std::int64_t out = std::int64_t{P.H} * P.W * P.C * P.out_bpe;
+  const std::int64_t w = std::int64_t{P.C} * (P.weights_per_channel + P.params_per_channel);
+  const std::int64_t dma = (out + w) * 1000 / P.dma_bytes_per_kcycle;
+  return (best > dma ? best : dma) + tiles * (per_tile + kernel_call);
+}
+
+/// A lower bound of the layer's cycles over every row and column tiling, for a channel tile:
+/// each split's compute summed over whole output planes (input stripes counted at
+/// min(s, k) input pixels per output), the cheapest split; or all output and weight traffic;
+/// plus `tiles` tiles. Flat arithmetic: the search calls it for every channel tile.
+constexpr std::int64_t channel_lower_bound(const tiling_problem& P, const split_list& splits,
+                                           int tc, std::int64_t tiles) {
+  const int nc = (P.C + tc - 1) / tc;
+  const int lc = P.C - (nc - 1) * tc;
+  const std::int64_t sh = P.stride.h < P.kernel.h ? P.stride.h : P.kernel.h;
+  const std::int64_t sw = P.stride.w < P.kernel.w ? P.stride.w : P.kernel.w;
+  const kernel_terms& k = P.terms;
+  std::int64_t best = INT64_MAX;
+  for (int i = 0; i < splits.n; ++i) {
+    const core_split s = splits.item[i];
+    const std::int64_t cols = s.kind == split_kind::cols ? (P.W + P.cores - 1) / P.cores : P.W;
+    const std::int64_t rows = s.kind == split_kind::rows   ? (P.H + P.cores - 1) / P.cores
+                              : s.kind == split_kind::grid ? (P.H + s.v - 1) / s.v
+                                                           : P.H;
+    const int parts = s.kind == split_kind::channels ? P.cores
+                      : s.kind == split_kind::grid   ? s.k
+                                                     : 1;
+    std::int64_t t = 0;
+    for (int cj = 0; cj < 2; ++cj) {
+      const int cnt_c = cj == 0 ? nc - 1 : 1;
+      if (cnt_c == 0) continue;
+      const std::int64_t c = ((cj == 0 ? tc : lc) + parts - 1) / parts;
+      const std::int64_t per_col2 = k.p0 + k.p4 * (c / 4) + k.p1 * (c % 4) +
+                                    2 * (k.q * c + k.q4 * ((c + 3) / 4)) + 2 * k.t * c * sh * sw;
+      t += cnt_c * (rows * cols * per_col2 / 2);
+    }
+    if (t < best) best = t;
+  }
+  const std::int64_t out = std::int64_t{P.H} * P.W * P.C * P.out_bpe;
+  const std::int64_t w = std::int64_t{P.C} * (P.weights_per_channel + P.params_per_channel);
+  const std::int64_t dma = (out + w) * 1000 / P.dma_bytes_per_kcycle;
+  return (best > dma ? best : dma) + tiles * (per_tile + kernel_call);
+}
+
+/// The cost of each tile that every lower bound above adds per tile.
+inline constexpr std::int64_t bound_per_tile = per_tile + kernel_call;
+
+/// Modeled cycles of the whole layer for a tiling, under each split of the context (written
+/// to `out[i]`). The loop nest is channel tiles, then rows, then columns; with double
+/// buffering a tile costs max(compute, DMA of the next input + previous output), and the last
+/// spatial tile of a channel tile also brings the next channel tile's weights. Prologue: first
+/// weights and input; epilogue: last output. Every tile adds `per_tile`.
+constexpr void layer_cycles_at(const tiling_problem& P, const channel_context& cx,
+                               const row_context& rx, int tw, std::int64_t* out) {
+  using plan_detail::ceil_div;
+  const int nw = ceil_div(P.W, tw);
+  const int lw = P.W - (nw - 1) * tw;
+  const int nh = rx.nh, nc = cx.nc, th = rx.th, lh = rx.lh, tc = cx.tc, lc = cx.lc;
+  const bool x_reloaded = !P.linear && (P.channels_follow_input ? nh * nw * nc > 1 : nh * nw > 1);
+  const std::int64_t tiles = std::int64_t{nh} * nw * nc;
+  const std::int64_t fixed = (nc > 1 ? cx.wd_inner : cx.wd_last) +
+                             input_dma(P, nh > 1 ? th : lh, nw > 1 ? tw : lw, nc > 1 ? tc : lc) +
+                             output_dma(P, lh, lw, lc) + tiles * per_tile;
+  const int n = cx.splits.n;
+  int wcols[8][2] = {};
+  for (int i = 0; i < n; ++i) {
+    out[i] = fixed;
+    const bool by_cols = cx.splits.item[i].kind == split_kind::cols;
+    wcols[i][0] = by_cols ? ceil_div(tw, P.cores) : tw;
+    wcols[i][1] = by_cols ? ceil_div(lw, P.cores) : lw;
+  }
+  for (int ci = 0; ci < 2; ++ci) {
+    const int cnt_c = ci == 0 ? nc - 1 : 1;
+    if (cnt_c == 0) continue;
+    const int c = ci == 0 ? tc : lc;
+    for (int hi = 0; hi < 2; ++hi) {
+      const int cnt_h = hi == 0 ? nh - 1 : 1;
+      if (cnt_h == 0) continue;
+      const int h = hi == 0 ? th : lh;
+      for (int wi = 0; wi < 2; ++wi) {
+        const int cnt_w = wi == 0 ? nw - 1 : 1;
+        if (cnt_w == 0) continue;
+        const int w = wi == 0 ? tw : lw;
+        const std::int64_t xy = (x_reloaded ? input_dma(P, h, w, c) : 0) + output_dma(P, h, w, c);
+        const bool last_spatial = hi == 1 && wi == 1;
+        for (int i = 0; i < n; ++i) {
+          // core_cycles(P, cx.coef[i][ci], r, wc), written out.
+          const core_coefs& k = cx.coef[i][ci];
+          const int r = rx.r[i][hi], wc = wcols[i][wi];
+          std::int64_t comp = 0;
+          if (r > 0 && wc > 0) {
+            comp = std::int64_t{r} * ((wc / 2) * k.pair + (wc % 2) * k.single + wc * k.per_px) +
+                   kernel_call;
+            if (k.stripe != 0)
+              comp += k.stripe * ((r - 1) * P.stride.h + P.kernel.h) *
+                      ((wc - 1) * P.stride.w + P.kernel.w);
+          }
+          const std::int64_t t0 = comp > xy ? comp : xy;
+          if (!last_spatial) {
+            out[i] += std::int64_t{cnt_c} * cnt_h * cnt_w * t0;
+          } else if (ci == 0) {
+            // Channel tiles 0 .. nc-2 load the next one's weights while finishing.
+            const std::int64_t a = xy + cx.wd_inner, b = xy + cx.wd_last;
+            out[i] += std::int64_t{nc - 2} * (comp > a ? comp : a) + (comp > b ? comp : b);
+          } else {
+            out[i] += t0;
+          }
+        }
+      }
+    }
+  }
+}
+
+/// Modeled cycles of the whole layer for a tiling under each split of `splits`.
+constexpr void layer_cycles_all(const tiling_problem& P, int tc, int th, int tw,
+                                const split_list& splits, std::int64_t* out) {
+  const channel_context cx = channel_context_for(P, splits, tc);
+  const row_context rx = row_context_for(P, cx, th);
+  layer_cycles_at(P, cx, rx, tw, out);
+}
+
+/// Modeled cycles of a layer for one tiling and split.
+constexpr std::int64_t layer_cycles(const tiling_problem& P, int tc, int th, int tw, core_split s) {
+  split_list one;
+  one.item[0] = s;
+  one.n = 1;
+  std::int64_t r = 0;
+  layer_cycles_all(P, tc, th, tw, one, &r);
+  return r;
+}
+
+/// Modeled cycles of moving `bytes` between L3 and L2 in `transfers` transfers.
+constexpr std::int64_t l3_cycles(const platform& p, std::int64_t bytes, std::int64_t transfers) {
+  if (bytes <= 0) return 0;
+  const int bw = p.l3_bytes_per_kcycle > 0 ? p.l3_bytes_per_kcycle : 1;
+  return transfers * p.l3_latency_cycles + plan_detail::ceil_div64(bytes * 1000, bw);
+}
+
+}  // namespace ctile::cost
+
+namespace ctile {
+
+/// A layer's tiling problem on a platform: geometry, budgets and the cost model's terms.
+constexpr tiling_problem make_problem(const layer& l, const platform& p) {
+  tiling_problem t = make_problem_geometry(l, p);
+  t.terms = cost::terms_for(t);
+  return t;
+}
+
+}  // namespace ctile

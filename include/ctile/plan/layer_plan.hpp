@@ -1,0 +1,147 @@
+// What the planner decides for one layer, as a structural aggregate of plain ints: usable as
+// a template argument, so the runtime can generate statically sized tile loops from it.
+#pragma once
+
+#include <cstdint>
+
+#include "ctile/core/split.hpp"
+#include "ctile/layers/layer.hpp"
+#include "ctile/plan/cost_model.hpp"
+#include "ctile/plan/problem.hpp"
+
+namespace ctile {
+
+/// What the L2 -> L1 search optimises.
+enum class objective : std::uint8_t {
+  model,  ///< modeled cycles (ctile::cost), the default
+  dory,   ///< DORY's weighted L1 fill + PULP-NN heuristics
+};
+constexpr const char* objective_name(objective o) {
+  return o == objective::model ? "model" : "dory";
+}
+
+/// Byte offsets of the L1 buffers from the start of the layer's L1 arena. A buffer that is not
+/// double-buffered has both entries equal; a buffer the layer does not use has size 0.
+struct l1_layout {
+  int x[2] = {};
+  int x2[2] = {};  ///< second input of a residual add
+  int y[2] = {};
+  int w[2] = {};
+  int kl[2] = {};  ///< bias, kappa, lambda (int32 each, per output channel of the tile)
+  int scratch = 0;
+  int total = 0;
+  friend constexpr bool operator==(const l1_layout&, const l1_layout&) = default;
+};
+
+/// Where a layer's tensors live beyond L2, and how they are striped through L2
+/// (DESIGN.md section 2: none -> input rows -> weights by output channels -> output rows ->
+/// weights and activations together).
+struct l3_decision {
+  int stage = 1;       ///< 1: nothing tiled; 2: input rows; 3: weights; 4: output rows; 5: both
+  bool x = false;      ///< the input is read from L3 (by row stripes)
+  bool w = false;      ///< the weights are read from L3
+  bool y = false;      ///< the output is written to L3 (by row stripes)
+  int w_stripe_c = 0;  ///< output channels per L2 weight stripe (the layer's C when whole)
+  int x_stripe_h = 0;  ///< input rows per L2 stripe, halo included (the layer's H_in when whole)
+  int y_stripe_h = 0;  ///< output rows per L2 stripe (the layer's H when whole)
+  int l2_x = 0;        ///< L2 bytes of the input buffer(s) (stripes double-buffered)
+  int l2_w = 0;        ///< L2 bytes of the weight buffer(s), per-channel parameters included
+  int l2_y = 0;        ///< L2 bytes of the output buffer(s)
+  std::int64_t l3_bytes = 0;  ///< bytes moved between L3 and L2 for this layer
+  std::int64_t cycles = 0;    ///< modeled L3 transfer cycles not hidden behind compute
+  friend constexpr bool operator==(const l3_decision&, const l3_decision&) = default;
+};
+
+/// The plan of one layer. Output tiles: `tile_*` per axis, `n_*` of them, the last one `last_*`
+/// (equal to `tile_*` when the axis divides evenly). Input tile extents for the x buffer, the
+/// border tile's input extents (clipped to the input), the L1 layout, the core split, the L3
+/// decisions and the model's cycles.
+struct layer_plan {
+  op kind = op::input;
+  bool fits = true;
+  int tile_h = 1, tile_w = 1, tile_c = 1;
+  int n_h = 1, n_w = 1, n_c = 1;
+  int last_h = 1, last_w = 1, last_c = 1;
+  int in_h = 0, in_w = 0, in_c = 0;  ///< input tile extents (the x buffer's shape)
+  int in_last_h = 0, in_last_w = 0;  ///< input rows/columns the last tile reads
+  int x_bytes = 0, x2_bytes = 0, y_bytes = 0, w_bytes = 0, kl_bytes = 0, scratch_bytes = 0;
+  int x_copies = 1, y_copies = 1, w_copies = 1;
+  l1_layout l1{};
+  int l1_budget = 0;
+  int l1_needed = 0;  ///< the smallest L1 any tiling of this layer needs
+  core_split split{};
+  l3_decision l3{};
+  std::int64_t l1_cycles = 0;  ///< modeled cycles of the L2 <-> L1 loop nest
+  std::int64_t cycles = 0;     ///< l1_cycles plus unhidden L3 traffic
+  std::int64_t macs = 0;
+  std::int64_t score = 0;  ///< the objective's value (cycles, or DORY's score)
+  friend constexpr bool operator==(const layer_plan&, const layer_plan&) = default;
+
+  [[nodiscard]] constexpr int tiles() const { return n_h * n_w * n_c; }
+};
+
+/// DORY's objective (to maximise), times 2 to stay integral: alpha = 0.5 on the L1 bytes of
+/// the input, output and weight buffers, beta = 10^2 on HIDE_IM2COL (output channels of a
+/// standard conv's tile), beta = 10^6 on PAR_BALANCE ((h - 1) mod 8), MATMUL_W
+/// ((w - 1) mod 2), MATMUL_CH ((c - 1) mod 4) and on the same three terms of the border tiles.
+constexpr std::int64_t dory_score(const tiling_problem& P, int tc, int th, int tw) {
+  using plan_detail::ceil_div;
+  const tile_buffers b = buffers_for(P, tc, th, tw);
+  const std::int64_t fill = std::int64_t{b.x_copies} * (b.x + b.x2) +
+                            std::int64_t{b.y_copies} * b.y + std::int64_t{b.w_copies} * b.w;
+  const int lh = P.H - (b.nh - 1) * th, lw = P.W - (b.nw - 1) * tw, lc = P.C - (b.nc - 1) * tc;
+  const std::int64_t shape_terms =
+      (th - 1) % 8 + (tw - 1) % 2 + (tc - 1) % 4 + (lh - 1) % 8 + (lw - 1) % 2 + (lc - 1) % 4;
+  const std::int64_t im2col = P.kind == op::conv ? tc : 0;
+  return fill + 2 * 100 * im2col + 2 * 1000000 * shape_terms;
+}
+
+/// Builds the full plan of a tiling choice (buffers, layout, border tiles, cycles).
+constexpr layer_plan make_layer_plan(const tiling_problem& P, int tc, int th, int tw,
+                                     core_split split) {
+  using plan_detail::align4;
+  layer_plan r;
+  r.kind = P.kind;
+  const tile_buffers b = buffers_for(P, tc, th, tw);
+  r.tile_h = th, r.tile_w = tw, r.tile_c = tc;
+  r.n_h = b.nh, r.n_w = b.nw, r.n_c = b.nc;
+  r.last_h = P.H - (b.nh - 1) * th, r.last_w = P.W - (b.nw - 1) * tw;
+  r.last_c = P.C - (b.nc - 1) * tc;
+  r.in_h = b.in_h, r.in_w = b.in_w, r.in_c = b.in_c;
+  if (P.linear) {
+    r.in_last_h = P.Hin, r.in_last_w = P.Win;
+  } else {
+    r.in_last_h =
+        input_span_of((b.nh - 1) * th, r.last_h, P.Hin, P.pad.t, P.kernel.h, P.stride.h).size;
+    r.in_last_w =
+        input_span_of((b.nw - 1) * tw, r.last_w, P.Win, P.pad.l, P.kernel.w, P.stride.w).size;
+  }
+  r.x_bytes = b.x, r.x2_bytes = b.x2, r.y_bytes = b.y, r.w_bytes = b.w, r.kl_bytes = b.kl;
+  r.scratch_bytes = b.scratch;
+  r.x_copies = b.x_copies, r.y_copies = b.y_copies, r.w_copies = b.w_copies;
+  int at = 0;
+  auto place = [&](int(&slot)[2], int bytes, int copies) {
+    slot[0] = at;
+    at += align4(bytes);
+    slot[1] = copies > 1 ? at : slot[0];
+    if (copies > 1) at += align4(bytes);
+  };
+  place(r.l1.x, b.x, b.x_copies);
+  place(r.l1.x2, b.x2, b.x_copies);
+  place(r.l1.y, b.y, b.y_copies);
+  place(r.l1.w, b.w, b.w_copies);
+  place(r.l1.kl, b.kl, b.w_copies);
+  r.l1.scratch = at;
+  at += align4(b.scratch);
+  r.l1.total = at;
+  r.l1_budget = P.l1_budget;
+  r.fits = at <= P.l1_budget;
+  r.l1_needed = min_l1_need(P);
+  r.split = split;
+  r.macs = P.macs;
+  r.l1_cycles = cost::layer_cycles(P, tc, th, tw, split);
+  r.cycles = r.l1_cycles;
+  return r;
+}
+
+}  // namespace ctile

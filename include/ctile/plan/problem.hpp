@@ -1,0 +1,242 @@
+// The L2 -> L1 tiling problem of one layer: the layer's geometry reduced to the plain numbers
+// the search, the buffer sizes and the cost model read, plus the buffer-size formulas.
+#pragma once
+
+#include <cstdint>
+
+#include "ctile/layers/layer.hpp"
+#include "ctile/platform/platform.hpp"
+
+namespace ctile::plan_detail {
+
+constexpr int ceil_div(int a, int b) {
+  return (a + b - 1) / b;
+}
+constexpr std::int64_t ceil_div64(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+constexpr int align4(int b) {
+  return (b + 3) & ~3;
+}
+constexpr int min_int(int a, int b) {
+  return a < b ? a : b;
+}
+constexpr int max_int(int a, int b) {
+  return a > b ? a : b;
+}
+
+}  // namespace ctile::plan_detail
+
+namespace ctile {
+
+/// Extra L1 a kernel needs besides its input, output, weight and kappa/lambda buffers.
+/// The single place these formulas live (DESIGN.md section 2):
+/// - standard conv with a kernel larger than 1x1 (or strided): im2col of 2 output pixels per
+///   core, `cores x 2 x Cin x Kh x Kw` bytes; a 1x1 stride-1 (pointwise) conv reads its input
+///   directly;
+/// - depthwise: a vertical stripe per core, `cores x (Kw x (H_in + pad_t + pad_b) + Kw)`,
+///   H_in being the tile's input height;
+/// - everything else: nothing.
+constexpr int kernel_scratch_bytes(op kind, int cores, int in_channels, extent2 kernel,
+                                   extent2 stride, int tile_in_h, padding pad) {
+  switch (kind) {
+    case op::conv:
+      if (kernel.h == 1 && kernel.w == 1 && stride.h == 1 && stride.w == 1) return 0;
+      return cores * 2 * in_channels * kernel.h * kernel.w;
+    case op::depthwise:
+      return cores * (kernel.w * (tile_in_h + pad.t + pad.b) + kernel.w);
+    default:
+      return 0;
+  }
+}
+
+/// A kernel's per-core cost as linear terms of its channel count c (filled by the cost
+/// model, see ctile::cost::coefs_for): pair = p0 + p4 (c / 4) + p1 (c % 4), single likewise,
+/// per output pixel q c + q4 ceil(c / 4), per input pixel t c.
+struct kernel_terms {
+  std::int64_t p0 = 0, p4 = 0, p1 = 0;
+  std::int64_t s0 = 0, s4 = 0, s1 = 0;
+  std::int64_t q = 0, q4 = 0, t = 0;
+};
+
+/// One layer's tiling problem, precomputed once so that the search loops stay tight.
+struct tiling_problem {
+  op kind = op::input;
+  int H = 1, W = 1, C = 1;        ///< output extents (the tiled axes)
+  int Hin = 1, Win = 1, Cin = 1;  ///< input extents
+  extent2 kernel{1, 1};
+  extent2 stride{1, 1};
+  padding pad{};
+  int out_bpe = 1;                     ///< output bytes per element (4 for raw int32 logits)
+  int weights_per_channel = 0;         ///< int8 weights per output channel
+  int params_per_channel = 0;          ///< bytes of bias/kappa/lambda per output channel
+  int inputs = 1;                      ///< 2 for a residual add
+  bool channels_follow_input = false;  ///< depthwise/pool/add: input channel tile = output's
+  bool linear = false;
+  /// Column tiles span whole rows. Depthwise: the kernel re-lays each channel of its input
+  /// tile out as whole-width stripes, so its tiles are row bands (as in DORY's back end).
+  bool whole_rows = false;
+  int cores = 8;
+  int l1_budget = 0;
+  std::int64_t macs = 0;
+  // DMA figures copied from the platform (read by the cost model).
+  int dma_bytes_per_kcycle = 1;
+  int dma_latency = 0;
+  int dma_limit = 1;     ///< largest command planned
+  int dma_line_max = 1;  ///< largest 2-D line
+  kernel_terms terms{};  ///< the cost model's kernel terms
+  int conv_scratch = 0;  ///< kernel_scratch_bytes of a standard conv (tile-independent)
+};
+
+/// The problem's geometry and budgets (the cost model adds its kernel terms: make_problem).
+constexpr tiling_problem make_problem_geometry(const layer& l, const platform& p) {
+  tiling_problem t;
+  t.kind = l.kind;
+  t.H = l.out.h, t.W = l.out.w, t.C = l.out.c;
+  t.Hin = l.in.h, t.Win = l.in.w, t.Cin = l.in.c;
+  t.kernel = l.kernel, t.stride = l.stride, t.pad = l.pad;
+  t.out_bpe = l.output_bytes_per_element();
+  t.inputs = l.kind == op::add ? 2 : 1;
+  t.linear = l.kind == op::linear;
+  t.channels_follow_input = l.kind == op::depthwise || l.kind == op::maxpool ||
+                            l.kind == op::avgpool || l.kind == op::add;
+  if (l.has_weights() && l.out.c > 0)
+    t.weights_per_channel = static_cast<int>(l.weight_count() / l.out.c);
+  t.params_per_channel = l.has_weights() ? 4 * ((l.bias ? 1 : 0) + (l.batchnorm ? 2 : 0)) : 0;
+  if (t.linear) t.kernel = {1, 1}, t.stride = {1, 1}, t.pad = {};
+  t.whole_rows = l.kind == op::depthwise;
+  t.cores = p.cores;
+  t.l1_budget = p.l1_budget();
+  t.macs = l.macs();
+  t.dma_bytes_per_kcycle = p.dma_bytes_per_kcycle > 0 ? p.dma_bytes_per_kcycle : 1;
+  t.dma_latency = p.dma_latency_cycles;
+  t.dma_limit = p.dma_command_limit();
+  t.dma_line_max = p.dma_max_2d_line > 0 ? p.dma_max_2d_line : 1;
+  t.conv_scratch = l.kind == op::conv ? kernel_scratch_bytes(op::conv, t.cores, t.Cin, t.kernel,
+                                                             t.stride, 0, t.pad)
+                                      : 0;
+  return t;
+}
+
+/// Input rows (or columns) a tile of `n` outputs reads, before clipping to the input.
+constexpr int input_extent(int n, int k, int s) {
+  return (n - 1) * s + k;
+}
+
+/// The input range an output range [o0, o0 + n) reads along one axis, clipped to [0, in),
+/// and how much zero padding the tile needs before and after it.
+struct input_span {
+  int begin = 0;
+  int size = 0;
+  int pad_before = 0;
+  int pad_after = 0;
+};
+constexpr input_span input_span_of(int o0, int n, int in, int pad_lo, int k, int s) {
+  const int lo = o0 * s - pad_lo;
+  const int hi = (o0 + n - 1) * s - pad_lo + k;  // exclusive
+  input_span r;
+  r.begin = lo < 0 ? 0 : lo;
+  const int end = hi > in ? in : hi;
+  r.size = end > r.begin ? end - r.begin : 0;
+  r.pad_before = lo < 0 ? -lo : 0;
+  r.pad_after = hi > in ? hi - in : 0;
+  return r;
+}
+
+/// Bytes of each L1 buffer (one copy) and how many copies (1, or 2 when double-buffered) for a
+/// tile of th x tw x tc outputs.
+struct tile_buffers {
+  int in_h = 0, in_w = 0, in_c = 0;  ///< input tile extents the x buffer holds
+  int x = 0, x2 = 0, y = 0, w = 0, kl = 0, scratch = 0;
+  int x_copies = 1, y_copies = 1, w_copies = 1;
+  int nh = 1, nw = 1, nc = 1;
+  [[nodiscard]] constexpr int total() const {
+    using plan_detail::align4;
+    return x_copies * (align4(x) + align4(x2)) + y_copies * align4(y) +
+           w_copies * (align4(w) + align4(kl)) + align4(scratch);
+  }
+};
+
+constexpr tile_buffers buffers_for(const tiling_problem& P, int tc, int th, int tw) {
+  using namespace plan_detail;
+  tile_buffers b;
+  b.nh = ceil_div(P.H, th), b.nw = ceil_div(P.W, tw), b.nc = ceil_div(P.C, tc);
+  if (P.linear) {
+    b.in_h = P.Hin, b.in_w = P.Win, b.in_c = P.Cin;
+  } else {
+    b.in_h = min_int(input_extent(th, P.kernel.h, P.stride.h), P.Hin);
+    b.in_w = min_int(input_extent(tw, P.kernel.w, P.stride.w), P.Win);
+    b.in_c = P.channels_follow_input ? tc : P.Cin;
+  }
+  b.x = b.in_h * b.in_w * b.in_c;
+  b.x2 = P.inputs == 2 ? b.x : 0;
+  b.y = th * tw * tc * P.out_bpe;
+  b.w = tc * P.weights_per_channel;
+  b.kl = tc * P.params_per_channel;
+  b.scratch = kernel_scratch_bytes(P.kind, P.cores, P.Cin, P.kernel, P.stride, b.in_h, P.pad);
+  const int spatial = b.nh * b.nw;
+  const int x_tiles = P.linear ? 1 : (P.channels_follow_input ? spatial * b.nc : spatial);
+  b.x_copies = x_tiles > 1 ? 2 : 1;
+  b.y_copies = spatial * b.nc > 1 ? 2 : 1;
+  b.w_copies = b.nc > 1 ? 2 : 1;
+  return b;
+}
+
+/// buffers_for(P, tc, th, tw).total(), written out flat: the search calls it in its inner
+/// loops, and a compiler evaluates flat arithmetic much faster than nested calls.
+constexpr int l1_bytes_for(const tiling_problem& P, int tc, int th, int tw) {
+  const int nh = (P.H + th - 1) / th, nw = (P.W + tw - 1) / tw, nc = (P.C + tc - 1) / tc;
+  int in_h = P.Hin, in_w = P.Win, in_c = P.Cin;
+  if (!P.linear) {
+    in_h = (th - 1) * P.stride.h + P.kernel.h;
+    if (in_h > P.Hin) in_h = P.Hin;
+    in_w = (tw - 1) * P.stride.w + P.kernel.w;
+    if (in_w > P.Win) in_w = P.Win;
+    if (P.channels_follow_input) in_c = tc;
+  }
+  const int x = (in_h * in_w * in_c + 3) & ~3;
+  const int y = (th * tw * tc * P.out_bpe + 3) & ~3;
+  const int w = ((tc * P.weights_per_channel + 3) & ~3) + ((tc * P.params_per_channel + 3) & ~3);
+  const int scratch =
+      P.kind == op::depthwise
+          ? (kernel_scratch_bytes(P.kind, P.cores, P.Cin, P.kernel, P.stride, in_h, P.pad) + 3) & ~3
+          : (P.conv_scratch + 3) & ~3;
+  const int spatial = nh * nw;
+  const int x_tiles = P.linear ? 1 : (P.channels_follow_input ? spatial * nc : spatial);
+  return (x_tiles > 1 ? 2 : 1) * x * P.inputs + (spatial * nc > 1 ? 2 : 1) * y +
+         (nc > 1 ? 2 : 1) * w + scratch;
+}
+
+/// An upper bound on the column tile that can fit next to a tc x th tile when there is more
+/// than one tile (so the output is double-buffered): the need without alignment, with a
+/// single input copy, grows linearly with the column tile.
+constexpr int widest_column_tile_bound(const tiling_problem& P, int tc, int th) {
+  using plan_detail::min_int;
+  if (P.linear) return P.W;
+  const std::int64_t in_h = min_int(input_extent(th, P.kernel.h, P.stride.h), P.Hin);
+  const std::int64_t in_c = P.channels_follow_input ? tc : P.Cin;
+  const std::int64_t per_col = in_h * in_c * P.inputs * P.stride.w + 2LL * th * tc * P.out_bpe;
+  const std::int64_t fixed = in_h * in_c * P.inputs * (P.kernel.w - P.stride.w) +
+                             std::int64_t{tc} * (P.weights_per_channel + P.params_per_channel);
+  const std::int64_t room = P.l1_budget - fixed;
+  if (room < per_col) return 1;
+  const std::int64_t w = room / per_col;
+  return w < P.W ? static_cast<int>(w) : P.W;
+}
+
+/// The smallest L1 any tiling of the layer needs. Along each axis, with the other two fixed,
+/// the need grows with the tile size except where a single tile drops double buffering, so
+/// the minimum is at a tile of 1 or of the whole axis on each axis: 8 candidates.
+constexpr int min_l1_need(const tiling_problem& P) {
+  int best = 0x7fffffff;
+  const int hs[2] = {1, P.H}, ws[2] = {P.whole_rows ? P.W : 1, P.W}, cs[2] = {1, P.C};
+  for (int c : cs)
+    for (int h : hs)
+      for (int w : ws) {
+        const int m = l1_bytes_for(P, c, P.linear ? 1 : h, P.linear ? 1 : w);
+        if (m < best) best = m;
+      }
+  return best;
+}
+
+}  // namespace ctile

@@ -1,0 +1,17 @@
+// GreenWaves GAP-8: 8-core cluster, 64 KiB L1, 512 KiB L2, 8 MiB HyperRAM.
+#pragma once
+
+#include "ctile/platform/platform.hpp"
+
+namespace ctile {
+
+/// GAP-8 as DORY budgets it: 64,000 B of L1 minus stacks (3,500 B for core 0, 3,400 B for each
+/// of the 7 others) = 36,700 B for tiles; 512 KiB L2 with a 96 KiB code reserve; 8 MiB
+/// HyperRAM at ~200 MB/s; cluster DMA ~2 GB/s with ~80 ns latency at a 100 MHz cluster; DMA
+/// commands limited to 65,535 B (2-D lines and strides to 32,767 B) and kept at 32 KiB.
+inline constexpr platform gap8 = platform{}.named("gap8");
+
+/// A PULP cluster with 128 KiB of L1 (same stacks, L2 and DMA as GAP-8).
+inline constexpr platform pulp_128k = gap8.with_l1(128 * 1024).named("pulp128k");
+
+}  // namespace ctile
