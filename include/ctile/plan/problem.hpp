@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "ctile/kernels/args.hpp"
 #include "ctile/layers/layer.hpp"
 #include "ctile/platform/platform.hpp"
 
@@ -29,22 +30,25 @@ constexpr int max_int(int a, int b) {
 
 namespace ctile {
 
-/// Extra L1 a kernel needs besides its input, output, weight and kappa/lambda buffers.
-/// The single place these formulas live (DESIGN.md section 2):
-/// - standard conv with a kernel larger than 1x1 (or strided): im2col of 2 output pixels per
-///   core, `cores x 2 x Cin x Kh x Kw` bytes; a 1x1 stride-1 (pointwise) conv reads its input
-///   directly;
-/// - depthwise: a vertical stripe per core, `cores x (Kw x (H_in + pad_t + pad_b) + Kw)`,
-///   H_in being the tile's input height;
-/// - everything else: nothing.
+/// Extra L1 a kernel needs besides its input, output, weight and kappa/lambda buffers: the
+/// kernels' own figures (ctile::kernels::scratch_bytes), so the plan budgets exactly what the
+/// kernels use — conv im2col of 2 output pixels per core (none for a 1x1 unpadded conv, which
+/// reads its input directly); depthwise a padded vertical stripe and a filter per core.
+/// `tile_in_h` is the tile's input height (the depthwise stripe covers it and its padding).
 constexpr int kernel_scratch_bytes(op kind, int cores, int in_channels, extent2 kernel,
                                    extent2 stride, int tile_in_h, padding pad) {
   switch (kind) {
-    case op::conv:
-      if (kernel.h == 1 && kernel.w == 1 && stride.h == 1 && stride.w == 1) return 0;
-      return cores * 2 * in_channels * kernel.h * kernel.w;
-    case op::depthwise:
-      return cores * (kernel.w * (tile_in_h + pad.t + pad.b) + kernel.w);
+    case op::conv: {
+      const bool pointwise = kernel.h == 1 && kernel.w == 1 && pad == padding{};
+      if (pointwise) return 0;
+      return kernels::scratch_bytes(kernels::kernel_kind::conv, 1, in_channels, kernel.h, kernel.w,
+                                    stride.h, cores);
+    }
+    case op::depthwise: {
+      const int h_out = window_out(tile_in_h, pad.t, pad.b, kernel.h, stride.h);
+      return kernels::scratch_bytes(kernels::kernel_kind::depthwise, h_out < 1 ? 1 : h_out,
+                                    in_channels, kernel.h, kernel.w, stride.h, cores);
+    }
     default:
       return 0;
   }

@@ -1,0 +1,39 @@
+// What the loop nests run on: a DMA engine, a cluster, and a checker that watches kernel
+// accesses (nothing on the MCU; the simulated memory's checker on the host).
+#pragma once
+
+#include <cstddef>
+
+#include "ctile/hal/cluster.hpp"
+#include "ctile/hal/dma_engine.hpp"
+#include "ctile/kernels/args.hpp"
+
+namespace ctile::schedule {
+
+/// No checks: every call compiles to nothing.
+struct no_checks {
+  struct guard {};
+  static constexpr guard reading(const void*, std::size_t) { return {}; }
+  static constexpr guard writing(void*, std::size_t) { return {}; }
+  static constexpr void check_tile(kernels::kernel_kind, const kernels::tile_args&, int) {}
+};
+
+/// The DMA, the cluster, and a checker. `Checks` provides reading/writing (scoped guards held
+/// while a kernel touches a buffer) and check_tile (validates a kernel's arguments).
+template <hal::dma_engine Dma, hal::cluster Cluster, class Checks = no_checks>
+struct exec_env {
+  using dma_type = Dma;
+  Dma& dma;
+  Cluster& cluster;
+  Checks checks{};
+  int core_count = 8;
+
+  [[nodiscard]] int cores() const { return core_count; }
+  auto reading(const void* p, std::size_t n) { return checks.reading(p, n); }
+  auto writing(void* p, std::size_t n) { return checks.writing(p, n); }
+  void check_tile(kernels::kernel_kind k, const kernels::tile_args& a, int scratch) {
+    checks.check_tile(k, a, scratch);
+  }
+};
+
+}  // namespace ctile::schedule

@@ -1,0 +1,281 @@
+// The L2 <-> L1 loop nest of one layer: output-channel tiles, then rows, then columns. While
+// the kernel computes tile i, the DMA brings tile i+1's input (and weights only when the
+// output-channel tile changes); the output of tile i leaves asynchronously. Every bound, border
+// size and offset comes from the layer and its plan, so with both constant (the executor passes
+// them as template arguments) the loops are statically sized.
+#pragma once
+
+#include <cstdint>
+
+#include "ctile/hal/dma_engine.hpp"
+#include "ctile/kernels/kernels.hpp"
+#include "ctile/kernels/layer_args.hpp"
+#include "ctile/layers/layer.hpp"
+#include "ctile/plan/layer_plan.hpp"
+#include "ctile/schedule/dma_split.hpp"
+#include "ctile/schedule/env.hpp"
+#include "ctile/schedule/tile_geometry.hpp"
+
+namespace ctile::schedule {
+
+/// Where a layer's operands are in L2 for one run of the loop nest: the whole layer, or the
+/// stripe of it that L3 staging brought into L2. Row `x_row0` of the layer's input is at `x`,
+/// row `y_row0` of its output at `y`, and output channel `w_c0`'s weights and per-channel
+/// parameters at `w`, `bias`, `kappa`, `lambda`. The loop computes output rows
+/// [row_begin, row_end) and channels [c_begin, c_end), which must align to the plan's tiles.
+struct l2_operands {
+  const std::uint8_t* x = nullptr;
+  const std::uint8_t* x2 = nullptr;  ///< add: the second input, same rows as `x`
+  int x_row0 = 0;
+  std::uint8_t* y = nullptr;
+  int y_row0 = 0;
+  const std::int8_t* w = nullptr;
+  const std::int32_t* bias = nullptr;
+  const std::int32_t* kappa = nullptr;
+  const std::int32_t* lambda = nullptr;
+  int w_c0 = 0;
+  int row_begin = 0, row_end = 0;
+  int c_begin = 0, c_end = 0;
+};
+
+/// The transfers of one buffer: a ring of `Ring` command handles. Starting a command when the
+/// ring is full first waits for the oldest, so the commands in flight stay bounded (the DMA
+/// has few counters) whatever the number of pieces a transfer splits into.
+template <hal::dma_engine E, int Ring = 2>
+class dma_slot {
+ public:
+  void start(E& e, hal::dma_dir d, const dma_piece& p, void* l1, void* l2) {
+    if (issued_ - done_ == Ring) e.wait(h_[done_++ % Ring]);
+    start_piece(e, d, p, l1, l2, h_[issued_++ % Ring]);
+  }
+  /// Waits for every command started since the last wait (a no-op when there is none).
+  void wait(E& e) {
+    while (done_ < issued_) e.wait(h_[done_++ % Ring]);
+    issued_ = done_ = 0;
+  }
+
+ private:
+  typename E::handle h_[Ring]{};
+  int issued_ = 0;
+  int done_ = 0;
+};
+
+/// Copies a box of `rows` x `cols` pixels of `chunk` bytes between a packed L1 buffer and L2,
+/// where pixels are `pixel_stride` and rows `row_stride` bytes apart: as one contiguous
+/// transfer, one 2-D transfer, or one 2-D transfer per row, whichever the strides allow; each
+/// split to the DMA's limits.
+template <hal::dma_engine E, int Ring>
+void copy_box(E& e, dma_slot<E, Ring>& slot, hal::dma_dir d, std::uint8_t* l1,
+              const std::uint8_t* l2, int rows, int cols, int chunk, int pixel_stride,
+              int row_stride) {
+  auto* l2m = const_cast<std::uint8_t*>(l2);  // read-only when d is l2_to_l1
+  auto issue = [&](const dma_transfer& t, std::uint8_t* a, std::uint8_t* b) {
+    for_each_piece(t, E::limits, [&](const dma_piece& p) { slot.start(e, d, p, a, b); });
+  };
+  const auto u = [](int v) { return static_cast<std::uint32_t>(v); };
+  if (chunk == pixel_stride) {
+    if (cols * pixel_stride == row_stride || rows == 1) {
+      issue(dma_transfer::contiguous(d, u(rows * cols * chunk)), l1, l2m);
+    } else {
+      issue(dma_transfer::strided(d, u(rows), u(cols * chunk), u(row_stride)), l1, l2m);
+    }
+  } else if (cols * pixel_stride == row_stride || rows == 1) {
+    issue(dma_transfer::strided(d, u(rows * cols), u(chunk), u(pixel_stride)), l1, l2m);
+  } else {
+    for (int r = 0; r < rows; ++r)
+      issue(dma_transfer::strided(d, u(cols), u(chunk), u(pixel_stride)), l1 + r * cols * chunk,
+            l2m + static_cast<std::ptrdiff_t>(r) * row_stride);
+  }
+}
+
+/// Bytes of int8 weights per output channel of a layer.
+constexpr int weights_per_channel(const layer& l) {
+  return l.out.c > 0 ? static_cast<int>(l.weight_count() / l.out.c) : 0;
+}
+
+/// Byte offsets of bias, kappa and lambda inside a tile's per-channel parameter buffer of
+/// `tc` channels (the arrays the layer has, one after the other).
+struct kl_offsets {
+  int bias = -1, kappa = -1, lambda = -1, bytes = 0;
+};
+constexpr kl_offsets kl_layout(const layer& l, int tc) {
+  kl_offsets k;
+  if (l.bias) k.bias = k.bytes, k.bytes += 4 * tc;
+  if (l.batchnorm) {
+    k.kappa = k.bytes, k.bytes += 4 * tc;
+    k.lambda = k.bytes, k.bytes += 4 * tc;
+  }
+  return k;
+}
+
+/// Runs the loop nest of layer `L` with plan `P` over the part of it that `v` describes.
+/// `l1` is the layer's L1 arena (the plan's offsets are relative to it); `q` the layer's exact
+/// requantization.
+template <class Env>
+void run_tiles(Env& env, const layer& L, const layer_plan& P, const kernels::requant_plan& q,
+               const l2_operands& v, std::uint8_t* l1) {
+  using E = typename Env::dma_type;
+  using hal::dma_dir;
+  E& dma = env.dma;
+  const kernels::kernel_kind kk = kernels::kind_of(L);
+  const bool is_linear = L.kind == op::linear;
+  const bool chw_input = L.kind == op::depthwise;
+  const bool channelwise = L.kind != op::conv && L.kind != op::linear;
+  const int ebytes = L.output_bytes_per_element();
+  const shape tile{P.tile_h, P.tile_w, P.tile_c};
+  const int ic0 = v.c_begin / P.tile_c, ic1 = tiles_of(v.c_end, P.tile_c);
+  const int iy0 = v.row_begin / P.tile_h, iy1 = tiles_of(v.row_end, P.tile_h);
+  const int nx = P.n_w, ny = iy1 - iy0;
+  const int total = (ic1 - ic0) * ny * nx;
+  const int wpc = weights_per_channel(L);
+  const kl_offsets klo = kl_layout(L, P.tile_c);
+
+  struct coord {
+    int ic, iy, ix;
+  };
+  const auto at = [&](int t) { return coord{ic0 + t / (ny * nx), iy0 + (t / nx) % ny, t % nx}; };
+  // What a tile's input buffer holds: the same for every channel tile of a conv or linear
+  // layer (the whole input depth is read), per channel tile otherwise.
+  const auto x_key = [&](coord c) { return ((channelwise ? c.ic : 0) * ny + c.iy) * nx + c.ix; };
+
+  dma_slot<E> xs[2], x2s[2], ys[2];
+  dma_slot<E, 4> ws[2];
+  int x_key_in[2] = {-1, -1};
+  int w_key_in[2] = {-1, -1};
+  int xb = 0, wb = 0, yb = 0;
+  const bool x_dual = P.l1.x[0] != P.l1.x[1];
+  const bool w_dual = P.l1.w[0] != P.l1.w[1];
+  const bool y_dual = P.l1.y[0] != P.l1.y[1];
+
+  const auto load_x = [&](coord c, int b) {
+    const tile_region r = tile_of(L, tile, c.iy, c.ix, c.ic);
+    x_key_in[b] = x_key(c);
+    const int pixel = L.in.c;
+    const int row = L.in.w * pixel;
+    if (is_linear) {
+      const int n = static_cast<int>(L.in.elements());
+      copy_box(dma, xs[b], dma_dir::l2_to_l1, l1 + P.l1.x[b], v.x, 1, 1, n, n, n);
+      return;
+    }
+    const std::size_t origin = static_cast<std::size_t>(r.y.in_begin - v.x_row0) * row +
+                               static_cast<std::size_t>(r.x.in_begin) * pixel + r.cin_begin;
+    if (chw_input) {  // HWC in L2 -> CHW in L1, one strided transfer per channel
+      const int plane = r.y.in_size * r.x.in_size;
+      for (int ch = 0; ch < r.cin_size; ++ch)
+        copy_box(dma, xs[b], dma_dir::l2_to_l1, l1 + P.l1.x[b] + ch * plane, v.x + origin + ch,
+                 r.y.in_size, r.x.in_size, 1, pixel, row);
+      return;
+    }
+    copy_box(dma, xs[b], dma_dir::l2_to_l1, l1 + P.l1.x[b], v.x + origin, r.y.in_size, r.x.in_size,
+             r.cin_size, pixel, row);
+    if (L.kind == op::add)
+      copy_box(dma, x2s[b], dma_dir::l2_to_l1, l1 + P.l1.x2[b], v.x2 + origin, r.y.in_size,
+               r.x.in_size, r.cin_size, pixel, row);
+  };
+  const auto load_w = [&](int ic, int b) {
+    w_key_in[b] = ic;
+    if (!L.has_weights()) return;
+    const int c0 = ic * P.tile_c;
+    const int cn = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
+    const int rel = c0 - v.w_c0;
+    copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b],
+             reinterpret_cast<const std::uint8_t*>(v.w) + static_cast<std::ptrdiff_t>(rel) * wpc, 1,
+             1, cn * wpc, cn * wpc, cn * wpc);
+    const auto params = [&](int off, const std::int32_t* src) {
+      if (off >= 0)
+        copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.kl[b] + off,
+                 reinterpret_cast<const std::uint8_t*>(src + rel), 1, 1, 4 * cn, 4 * cn, 4 * cn);
+    };
+    params(klo.bias, v.bias);
+    params(klo.kappa, v.kappa);
+    params(klo.lambda, v.lambda);
+  };
+
+  if (total <= 0) return;
+  load_x(at(0), 0);
+  load_w(at(0).ic, 0);
+  for (int t = 0; t < total; ++t) {
+    const coord c = at(t);
+    // This tile's input and weights: prefetched into a buffer, or loaded now.
+    if (x_key_in[xb] != x_key(c)) {
+      if (x_dual && x_key_in[1 - xb] == x_key(c)) {
+        xb = 1 - xb;
+      } else {
+        load_x(c, xb);
+      }
+    }
+    if (w_key_in[wb] != c.ic) {
+      if (w_dual && w_key_in[1 - wb] == c.ic) {
+        wb = 1 - wb;
+      } else {
+        load_w(c.ic, wb);
+      }
+    }
+    xs[xb].wait(dma);
+    x2s[xb].wait(dma);
+    ws[wb].wait(dma);
+    // Prefetch the next tile's input and weights into the other buffers.
+    if (t + 1 < total) {
+      const coord n = at(t + 1);
+      if (x_dual && x_key(n) != x_key(c)) load_x(n, 1 - xb);
+      if (w_dual && n.ic != c.ic) load_w(n.ic, 1 - wb);
+    }
+    // The output buffer is free once its previous transfer to L2 is done.
+    ys[yb].wait(dma);
+
+    const tile_region r = tile_of(L, tile, c.iy, c.ix, c.ic);
+    kernels::tile_args a;
+    a.in = l1 + P.l1.x[xb];
+    a.in2 = L.kind == op::add ? l1 + P.l1.x2[xb] : nullptr;
+    a.h_in = is_linear ? L.in.h : r.y.in_size;
+    a.w_in = is_linear ? L.in.w : r.x.in_size;
+    a.c_in = r.cin_size;
+    a.out = l1 + P.l1.y[yb];
+    a.h_out = r.y.out_size, a.w_out = r.x.out_size, a.c_out = r.c_size;
+    a.kh = is_linear ? 1 : L.kernel.h, a.kw = is_linear ? 1 : L.kernel.w;
+    a.sh = is_linear ? 1 : L.stride.h, a.sw = is_linear ? 1 : L.stride.w;
+    const padding pad = r.pad();
+    a.pad_t = pad.t, a.pad_b = pad.b, a.pad_l = pad.l, a.pad_r = pad.r;
+    if (L.has_weights()) {
+      a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[wb]);
+      const auto param = [&](int off) {
+        return off >= 0 ? reinterpret_cast<const std::int32_t*>(l1 + P.l1.kl[wb] + off) : nullptr;
+      };
+      a.bias = param(klo.bias);
+      a.kappa = param(klo.kappa);
+      a.lambda = param(klo.lambda);
+    }
+    a.quant = q;
+    a.scale0 = L.in_scale[0];
+    a.scale1 = L.in_scale[1];
+    a.scratch = l1 + P.l1.scratch;
+    a.cores = env.cores();
+    a.split = P.split;
+    const int in_bytes =
+        is_linear ? static_cast<int>(L.in.elements()) : r.y.in_size * r.x.in_size * r.cin_size;
+    const int out_bytes = r.y.out_size * r.x.out_size * r.c_size * ebytes;
+    env.check_tile(kk, a, P.scratch_bytes);
+    {
+      auto reading = env.reading(a.in, in_bytes);
+      auto reading2 = env.reading(a.in2, a.in2 != nullptr ? in_bytes : 0);
+      auto writing = env.writing(a.out, out_bytes);
+      env.cluster.fork(a.cores, [&](int core) {
+        kernels::tile_args mine = a;
+        mine.core = core;
+        kernels::run(kk, mine);
+      });
+    }
+    // Send the tile's output to L2.
+    const int pixel = L.out.c * ebytes;
+    const std::size_t dst = static_cast<std::size_t>(r.y.out_begin - v.y_row0) * L.out.w * pixel +
+                            static_cast<std::size_t>(r.x.out_begin) * pixel +
+                            static_cast<std::size_t>(r.c_begin) * ebytes;
+    copy_box(dma, ys[yb], dma_dir::l1_to_l2, l1 + P.l1.y[yb], v.y + dst, r.y.out_size, r.x.out_size,
+             r.c_size * ebytes, pixel, L.out.w * pixel);
+    if (y_dual) yb = 1 - yb;
+  }
+  ys[0].wait(dma);
+  ys[1].wait(dma);
+}
+
+}  // namespace ctile::schedule

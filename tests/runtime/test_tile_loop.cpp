@@ -1,0 +1,184 @@
+// The L2 <-> L1 loop nest of single layers on the host's simulated DMA, with L1 budgets small
+// enough to force many tiles and border tiles, checked value by value against the reference,
+// with every DMA completion order the simulator can produce and no checker violation.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <ctile/ctile.hpp>
+#include <ctile/hal/host.hpp>
+#include <ctile/plan/search.hpp>
+#include <ctile/platform/gap8.hpp>
+#include <ctile/reference/reference.hpp>
+#include <ctile/schedule/sim_checks.hpp>
+#include <ctile/schedule/tile_loop.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace ctile;
+
+struct layer_data {
+  std::vector<std::int8_t> w;
+  std::vector<std::int32_t> bias, kappa, lambda;
+  layer_params params() const { return {w, bias, kappa, lambda}; }
+};
+
+layer_data make_data(const layer& l, std::mt19937& rng) {
+  layer_data d;
+  std::uniform_int_distribution<int> w(-40, 40), b(-3000, 3000), k(1, 4), lam(-5000, 9000);
+  d.w.resize(static_cast<std::size_t>(l.weight_count()));
+  for (auto& v : d.w) v = static_cast<std::int8_t>(w(rng));
+  const auto n = static_cast<std::size_t>(l.channel_params());
+  if (l.bias) {
+    d.bias.resize(n);
+    for (auto& v : d.bias) v = b(rng);
+  }
+  if (l.batchnorm) {
+    d.kappa.resize(n);
+    d.lambda.resize(n);
+    for (auto& v : d.kappa) v = k(rng);
+    for (auto& v : d.lambda) v = lam(rng);
+  }
+  return d;
+}
+
+struct outcome {
+  std::vector<std::int32_t> values;
+  std::vector<std::string> problems;
+};
+
+// Runs the layer's loop nest with the whole input, output and weights in a simulated L2.
+outcome run_tiled(const layer& l, const layer_plan& p, const layer_data& d,
+                  const std::vector<std::int32_t>& x, const std::vector<std::int32_t>& x2,
+                  hal::completion mode, std::uint64_t seed, int cores) {
+  hal::sim_memory mem({mode, seed, 0.5, false});
+  const auto in_bytes = static_cast<std::size_t>(l.in.elements());
+  const auto out_bytes = static_cast<std::size_t>(l.output_bytes());
+  auto l2 = mem.arena(
+      hal::mem_level::l2,
+      2 * in_bytes + out_bytes + d.w.size() + 4 * (d.bias.size() + 2 * d.kappa.size()) + 64, "L2");
+  auto l1 = mem.arena(hal::mem_level::l1, static_cast<std::size_t>(p.l1.total) + 4, "L1");
+  auto* base = reinterpret_cast<std::uint8_t*>(l2.data());
+  std::uint8_t* in = base;
+  std::uint8_t* in2 = in + in_bytes;
+  std::uint8_t* out = in2 + in_bytes;
+  auto* w = reinterpret_cast<std::int8_t*>(out + ((out_bytes + 3) & ~std::size_t{3}));
+  auto* prm = reinterpret_cast<std::int32_t*>(w + ((d.w.size() + 3) & ~std::size_t{3}));
+  for (std::size_t i = 0; i < in_bytes; ++i) in[i] = static_cast<std::uint8_t>(x[i]);
+  for (std::size_t i = 0; i < x2.size(); ++i) in2[i] = static_cast<std::uint8_t>(x2[i]);
+  std::memcpy(w, d.w.data(), d.w.size());
+  std::int32_t* bias = prm;
+  std::int32_t* kappa = bias + d.bias.size();
+  std::int32_t* lambda = kappa + d.kappa.size();
+  std::memcpy(bias, d.bias.data(), 4 * d.bias.size());
+  std::memcpy(kappa, d.kappa.data(), 4 * d.kappa.size());
+  std::memcpy(lambda, d.lambda.data(), 4 * d.lambda.size());
+
+  hal::host_dma dma(mem);
+  hal::host_cluster cluster(cores);
+  outcome o;
+  schedule::exec_env<hal::host_dma, hal::host_cluster, schedule::sim_checks> env{
+      dma, cluster, {&mem, &o.problems}, cores};
+  schedule::l2_operands v;
+  v.x = in;
+  v.x2 = in2;
+  v.y = out;
+  v.w = w;
+  v.bias = d.bias.empty() ? nullptr : bias;
+  v.kappa = d.kappa.empty() ? nullptr : kappa;
+  v.lambda = d.lambda.empty() ? nullptr : lambda;
+  v.row_end = l.out.h;
+  v.c_end = l.out.c;
+  schedule::run_tiles(env, l, p, kernels::plan_for(l, d.params()), v,
+                      reinterpret_cast<std::uint8_t*>(l1.data()));
+  mem.finish();
+  for (const auto& viol : mem.violations()) o.problems.push_back(viol.text);
+  const std::size_t n = static_cast<std::size_t>(l.out.elements());
+  o.values.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (l.output() == output_kind::i32) {
+      std::int32_t v32;
+      std::memcpy(&v32, out + 4 * i, 4);
+      o.values[i] = v32;
+    } else {
+      o.values[i] = out[i];
+    }
+  }
+  return o;
+}
+
+void check_layer(std::vector<layer> ls, int l1_bytes, int cores, std::uint32_t seed) {
+  ASSERT_TRUE(infer(ls).ok());
+  const layer& l = ls.back();
+  // l1_bytes == 0: a third of what the layer needs as a single tile (or the least any tiling
+  // needs, if more), to force many tiles and border tiles.
+  if (l1_bytes == 0) {
+    const layer_plan whole =
+        plan_layer(l, gap8.with_stacks(0, 0).with_l1(1 << 24).with_cores(cores));
+    l1_bytes = std::max(whole.l1_needed, whole.l1.total / 3);
+  }
+  const platform plat = gap8.with_stacks(0, 0).with_l1(l1_bytes).with_cores(cores);
+  const layer_plan p = plan_layer(l, plat);
+  ASSERT_TRUE(p.fits) << "no plan within " << l1_bytes << " bytes";
+  // Small budgets must force several tiles, so the double buffering and borders run.
+  if (l1_bytes < 36700) {
+    EXPECT_GT(p.tiles(), 1) << "the budget did not force tiling";
+  }
+  std::mt19937 rng(seed);
+  const layer_data d = make_data(l, rng);
+  std::uniform_int_distribution<int> px(0, 255);
+  std::vector<std::int32_t> x(static_cast<std::size_t>(l.in.elements())), x2;
+  for (auto& v : x) v = px(rng);
+  if (l.kind == op::add) {
+    x2.resize(x.size());
+    for (auto& v : x2) v = px(rng);
+  }
+  const auto expected = reference::run_layer(l, d.params(), x, x2);
+  for (auto mode : {hal::completion::at_wait, hal::completion::random}) {
+    const outcome o = run_tiled(l, p, d, x, x2, mode, seed, cores);
+    SCOPED_TRACE(testing::Message() << op_name(l.kind) << " tiles " << p.tile_h << "x" << p.tile_w
+                                    << "x" << p.tile_c << " (" << p.n_h << "x" << p.n_w << "x"
+                                    << p.n_c << ") split " << split_name(p.split.kind));
+    for (const auto& s : o.problems) ADD_FAILURE() << s;
+    ASSERT_EQ(o.values.size(), expected.size());
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < expected.size(); ++i) bad += o.values[i] != expected[i];
+    EXPECT_EQ(bad, 0u);
+  }
+}
+
+TEST(TileLoop, ConvManyTilesAndBorders) {
+  check_layer({input(19, 23, 8), conv2d(12, 3).same().bn().requantized(1, 512)}, 0, 8, 1);
+  check_layer({input(20, 9, 3), conv2d(6, 3).strides(2).padded(1, 0, 1, 0).with_bias()}, 0, 3, 2);
+  check_layer({input(49, 10, 1),
+               conv2d(16, 10, 4).strides(2).padded(4, 5, 1, 1).bn().requantized(3, 16777215)},
+              0, 8, 3);
+}
+
+TEST(TileLoop, PointwiseAndDepthwise) {
+  check_layer({input(16, 16, 32), pointwise(24).bn().requantized(1, 1024)}, 0, 8, 4);
+  check_layer({input(15, 17, 20), depthwise(3).same().bn().requantized(1, 256)}, 0, 8, 5);
+  check_layer(
+      {input(16, 16, 16), depthwise(3).strides(2).padded(1, 0, 1, 0).bn().requantized(1, 128)}, 0,
+      5, 6);
+}
+
+TEST(TileLoop, LinearPoolsAndAdd) {
+  check_layer({input(4, 4, 16), linear(40).with_bias().raw()}, 0, 8, 7);
+  check_layer({input(2, 2, 64), linear(30).bn().requantized(1, 2048)}, 0, 4, 8);
+  check_layer({input(16, 16, 8), maxpool(2)}, 0, 8, 9);
+  check_layer({input(9, 9, 6), avgpool(3).strides(2).padded(1)}, 0, 8, 10);
+  check_layer({input(8, 8, 12), global_avgpool().requantized(3, 128)}, 0, 8, 11);
+  check_layer({input(10, 10, 8), conv2d(8, 1).named("a"),
+               add("a").scaled(0, {3, 1, 1, true}).scaled(1, {1, 0, 1, false})},
+              0, 8, 12);
+}
+
+TEST(TileLoop, GapBudgetsSingleTile) {
+  check_layer({input(32, 32, 3), conv2d(32, 3).same().bn().requantized(1, 1024)}, 36700, 8, 13);
+}
+
+}  // namespace
