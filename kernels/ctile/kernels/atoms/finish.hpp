@@ -22,18 +22,29 @@ struct epilogue {
   explicit epilogue(const tile_args& a)
       : bias(a.bias), kappa(a.kappa), lambda(a.lambda), q(a.quant) {}
 
-  std::int32_t operator()(int co, std::int32_t acc) const {
-    if (!q.t64) {
+  [[gnu::always_inline]] std::int32_t operator()(int co, std::int32_t acc) const {
+    if (!q.t64 && q.mode == requant_mode::shift32) {  // the common case, inline
       std::uint32_t t = static_cast<std::uint32_t>(acc);
       if (bias != nullptr) t += static_cast<std::uint32_t>(bias[co]);
       if (kappa != nullptr)
         t = t * static_cast<std::uint32_t>(kappa[co]) + static_cast<std::uint32_t>(lambda[co]);
-      if (q.mode == requant_mode::shift32) {  // the common case, inline
+      {
         const std::int32_t c = isa::min(isa::max(static_cast<std::int32_t>(t), q.t_lo), q.t_hi);
         const auto v =
             static_cast<std::int32_t>((static_cast<std::uint32_t>(c) * q.mul) >> q.shift);
         return isa::min(isa::max(v, q.lo), q.hi);
       }
+    }
+    return slow(co, acc);
+  }
+
+  /// Every other plan (and t in 64 bits), out of line.
+  [[gnu::noinline]] std::int32_t slow(int co, std::int32_t acc) const {
+    if (!q.t64) {
+      std::uint32_t t = static_cast<std::uint32_t>(acc);
+      if (bias != nullptr) t += static_cast<std::uint32_t>(bias[co]);
+      if (kappa != nullptr)
+        t = t * static_cast<std::uint32_t>(kappa[co]) + static_cast<std::uint32_t>(lambda[co]);
       return requantize(q, static_cast<std::int32_t>(t));
     }
     std::int64_t t = acc;

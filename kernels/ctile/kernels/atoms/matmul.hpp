@@ -82,8 +82,9 @@ inline std::int32_t tail(const std::uint8_t* a, const std::int8_t* w, int from, 
 }  // namespace detail
 
 /// acc[2 * f + p] += dot(column p, filter f) for f < 4, p < 2; filters are `stride` apart.
-inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int8_t* w, int k,
-                  int stride, std::int32_t* acc) {
+[[gnu::always_inline]] inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1,
+                                         const std::int8_t* w, int k, int stride,
+                                         std::int32_t* acc) {
   const int words = k / 4;
   const std::int8_t* w0 = w;
   const std::int8_t* w1 = w + stride;
@@ -107,8 +108,8 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
 }
 
 /// acc[2 * f] += dot(column, filter f) for f < 4 (odd slots untouched).
-inline void mm4x1(const std::uint8_t* a0, const std::int8_t* w, int k, int stride,
-                  std::int32_t* acc) {
+[[gnu::always_inline]] inline void mm4x1(const std::uint8_t* a0, const std::int8_t* w, int k,
+                                         int stride, std::int32_t* acc) {
   const int words = k / 4;
   const std::int8_t* w0 = w;
   const std::int8_t* w1 = w + stride;
@@ -131,7 +132,8 @@ inline void mm4x1(const std::uint8_t* a0, const std::int8_t* w, int k, int strid
 }
 
 /// acc + dot(column, filter) over k bytes.
-inline std::int32_t dot(const std::uint8_t* a, const std::int8_t* w, int k, std::int32_t acc) {
+[[gnu::always_inline]] inline std::int32_t dot(const std::uint8_t* a, const std::int8_t* w, int k,
+                                               std::int32_t acc) {
   const int words = k / 4;
 #if defined(CTILE_KERNELS_ISA_COREV)
   if (words > 0) acc = isa::dot(a, w, words, acc);
