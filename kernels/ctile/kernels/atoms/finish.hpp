@@ -23,17 +23,18 @@ struct epilogue {
       : bias(a.bias), kappa(a.kappa), lambda(a.lambda), q(a.quant) {}
 
   [[gnu::always_inline]] std::int32_t operator()(int co, std::int32_t acc) const {
-    if (!q.t64 && q.mode == requant_mode::shift32) {  // the common case, inline
+    const bool narrow = q.mode == requant_mode::shift32;
+    if (!q.t64 && (narrow || q.mode == requant_mode::mulhi)) {  // the common cases, inline
       std::uint32_t t = static_cast<std::uint32_t>(acc);
       if (bias != nullptr) t += static_cast<std::uint32_t>(bias[co]);
       if (kappa != nullptr)
         t = t * static_cast<std::uint32_t>(kappa[co]) + static_cast<std::uint32_t>(lambda[co]);
-      {
-        const std::int32_t c = isa::min(isa::max(static_cast<std::int32_t>(t), q.t_lo), q.t_hi);
-        const auto v =
-            static_cast<std::int32_t>((static_cast<std::uint32_t>(c) * q.mul) >> q.shift);
-        return isa::min(isa::max(v, q.lo), q.hi);
-      }
+      const auto c = static_cast<std::uint32_t>(
+          isa::min(isa::max(static_cast<std::int32_t>(t), q.t_lo), q.t_hi));
+      const std::uint32_t y =
+          narrow ? (c * q.mul) >> q.shift
+                 : static_cast<std::uint32_t>((std::uint64_t{c} * q.mul) >> 32) >> (q.shift - 32);
+      return isa::min(isa::max(static_cast<std::int32_t>(y), q.lo), q.hi);
     }
     return slow(co, acc);
   }
