@@ -29,12 +29,12 @@ struct epilogue {
       if (bias != nullptr) t += static_cast<std::uint32_t>(bias[co]);
       if (kappa != nullptr)
         t = t * static_cast<std::uint32_t>(kappa[co]) + static_cast<std::uint32_t>(lambda[co]);
-      const auto c = static_cast<std::uint32_t>(
-          isa::min(isa::max(static_cast<std::int32_t>(t), q.t_lo), q.t_hi));
-      const std::uint32_t y =
+      // clipu_r is one instruction on CORE-V (cv.clipur): clamp t to [0, t_hi], y to [0, hi].
+      const auto c = static_cast<std::uint32_t>(isa::clipu_r(static_cast<std::int32_t>(t), q.t_hi));
+      const auto y = static_cast<std::int32_t>(
           narrow ? (c * q.mul) >> q.shift
-                 : static_cast<std::uint32_t>((std::uint64_t{c} * q.mul) >> 32) >> (q.shift - 32);
-      return isa::min(isa::max(static_cast<std::int32_t>(y), q.lo), q.hi);
+                 : static_cast<std::uint32_t>((std::uint64_t{c} * q.mul) >> 32) >> (q.shift - 32));
+      return q.lo == 0 ? isa::clipu_r(y, q.hi) : isa::min(isa::max(y, q.lo), q.hi);
     }
     return slow(co, acc);
   }
