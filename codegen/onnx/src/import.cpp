@@ -254,6 +254,12 @@ class importer {
     throw import_error(label(*node_, node_index_), node_->op_type(), reason);
   }
 
+  /// A constant used as an index or a size: must be an integer of reasonable magnitude.
+  i64 to_int(double x) const {
+    if (!integral(x) || std::fabs(x) > 1e12) fail("expected an integer constant, got " + std::to_string(x));
+    return static_cast<i64>(x);
+  }
+
   // ---- attributes
   const ::onnx::AttributeProto* attr(const std::string& name) const {
     for (const auto& a : node_->attribute())
@@ -700,7 +706,7 @@ void importer::on_pad() {
   if (!mode.empty() && mode != "constant") fail("only constant padding is supported");
   std::vector<i64> pads = attr_ints("pads");
   if (node_->input_size() >= 2 && !node_->input(1).empty()) {
-    for (double x : const_of(node_->input(1)).v) pads.push_back(static_cast<i64>(x));
+    for (double x : const_of(node_->input(1)).v) pads.push_back(to_int(x));
   }
   double fill = attr_float("value").value_or(0.0);
   if (node_->input_size() >= 3 && !node_->input(2).empty())
@@ -983,7 +989,7 @@ void importer::on_flatten(bool reshape) {
     if (node_->input_size() < 2) fail("Reshape needs a shape");
     const constant& s = const_of(node_->input(1));
     std::vector<i64> target;
-    for (double x : s.v) target.push_back(static_cast<i64>(x));
+    for (double x : s.v) target.push_back(to_int(x));
     const bool flat = target.size() == 2 && (target[0] == 1 || target[0] == 0 || target[0] == -1) &&
                       (target[1] == -1 || target[1] == total);
     if (target == v.dims) {
@@ -1071,7 +1077,7 @@ void importer::on_terminal(epilogue_kind k) {
     const i64 axis = attr_int("axis", 0);
     if (axis != 1 && axis != -1) fail("only a Gather along axis 1 of a layer output is supported");
     const i64 n = v.dims.size() >= 2 ? v.dims[1] : 0;
-    i64 i = static_cast<i64>(idx.v[0]);
+    i64 i = to_int(idx.v[0]);
     if (i < 0) i += n;
     if (i < 0 || i >= n) fail("Gather index out of range");
     v.steps.push_back({k, label(*node_, node_index_), i});
@@ -1110,7 +1116,7 @@ void importer::fold_constants() {
     if (axis != 0 || a.dims.size() > 1) fail("only Gather on a 1-D constant is folded");
     c.v.clear();
     for (double x : idx.v) {
-      i64 i = static_cast<i64>(x);
+      i64 i = to_int(x);
       if (i < 0) i += a.size();
       if (i < 0 || i >= a.size()) fail("Gather index out of range");
       c.v.push_back(a.v[static_cast<std::size_t>(i)]);
