@@ -260,6 +260,14 @@ class importer {
     return static_cast<i64>(x);
   }
 
+  /// Input `i` of the current node (an error if the node has fewer inputs).
+  const std::string& in_(int i) const {
+    if (i < 0 || i >= node_->input_size())
+      fail("missing input " + std::to_string(i + 1) + " (the node has " +
+           std::to_string(node_->input_size()) + ")");
+    return node_->input(i);
+  }
+
   // ---- attributes
   const ::onnx::AttributeProto* attr(const std::string& name) const {
     for (const auto& a : node_->attribute())
@@ -561,10 +569,10 @@ void importer::chain_op(chain& ch, const std::string& op, const constant* c, boo
       double dlo = -1e300, dhi = 1e300;
       if (auto v = attr_float("min")) dlo = *v;
       if (auto v = attr_float("max")) dhi = *v;
-      if (node_->input_size() > 1 && !node_->input(1).empty())
-        dlo = const_of(node_->input(1)).v.at(0);
-      if (node_->input_size() > 2 && !node_->input(2).empty())
-        dhi = const_of(node_->input(2)).v.at(0);
+      if (node_->input_size() > 1 && !in_(1).empty())
+        dlo = const_of(in_(1)).v.at(0);
+      if (node_->input_size() > 2 && !in_(2).empty())
+        dhi = const_of(in_(2)).v.at(0);
       if (!(dlo <= dhi)) fail("Clip bounds are empty");
       const double l = std::ceil(std::max(dlo, -2147483648.0));
       const double h = std::floor(std::min(dhi, 2147483647.0));
@@ -705,14 +713,14 @@ void importer::on_pad() {
   const std::string mode = attr_string("mode");
   if (!mode.empty() && mode != "constant") fail("only constant padding is supported");
   std::vector<i64> pads = attr_ints("pads");
-  if (node_->input_size() >= 2 && !node_->input(1).empty()) {
-    for (double x : const_of(node_->input(1)).v) pads.push_back(to_int(x));
+  if (node_->input_size() >= 2 && !in_(1).empty()) {
+    for (double x : const_of(in_(1)).v) pads.push_back(to_int(x));
   }
   double fill = attr_float("value").value_or(0.0);
-  if (node_->input_size() >= 3 && !node_->input(2).empty())
-    fill = const_of(node_->input(2)).v.at(0);
+  if (node_->input_size() >= 3 && !in_(2).empty())
+    fill = const_of(in_(2)).v.at(0);
   if (fill != 0.0) fail("only zero padding is supported");
-  value v = plain(node_->input(0), true);
+  value v = plain(in_(0), true);
   const std::size_t r = v.dims.size();
   if (r != 3 && r != 4) fail("Pad on a tensor of rank " + std::to_string(r));
   if (pads.size() != 2 * r) fail("'pads' must have " + std::to_string(2 * r) + " entries");
@@ -746,8 +754,8 @@ struct window {
 void importer::on_conv() {
   only_attributes({"kernel_shape", "strides", "pads", "dilations", "group", "auto_pad"});
   if (node_->input_size() < 2) fail("Conv needs an input and weights");
-  const value in = plain(node_->input(0), true);
-  const constant& w = const_of(node_->input(1));
+  const value in = plain(in_(0), true);
+  const constant& w = const_of(in_(1));
   const bool one_d = in.dims.size() == 3;
   if (in.dims.size() != 3 && in.dims.size() != 4)
     fail("Conv input must have rank 3 (1-D) or 4 (2-D)");
@@ -818,8 +826,8 @@ void importer::on_conv() {
           d.weights[static_cast<std::size_t>(((o * kh + y) * kw + x) * ci + c)] =
               static_cast<std::int8_t>(v);
         }
-  if (node_->input_size() >= 3 && !node_->input(2).empty()) {
-    const constant& b = const_of(node_->input(2));
+  if (node_->input_size() >= 3 && !in_(2).empty()) {
+    const constant& b = const_of(in_(2));
     if (b.size() != cout)
       fail("bias has " + std::to_string(b.size()) + " values, " + std::to_string(cout) +
            " expected");
@@ -854,7 +862,7 @@ void importer::on_pool(bool max, bool global) {
   else
     only_attributes({"kernel_shape", "strides", "pads", "ceil_mode", "count_include_pad",
                      "auto_pad", "storage_order", "dilations"});
-  const value in = plain(node_->input(0), true);
+  const value in = plain(in_(0), true);
   const bool one_d = in.dims.size() == 3;
   if (in.dims.size() != 3 && in.dims.size() != 4) fail("pooling input must have rank 3 or 4");
   const std::size_t sp = one_d ? 1 : 2;
@@ -919,10 +927,10 @@ void importer::on_fc(bool gemm) {
   else
     only_attributes({});
   if (node_->input_size() < 2) fail("needs two inputs");
-  const value in = plain(node_->input(0), false, true);
+  const value in = plain(in_(0), false, true);
   if (in.dims.size() != 2 && !(in.f == form::flat))
     fail("the input must be flattened to [1, K] first");
-  const constant& w = const_of(node_->input(1));
+  const constant& w = const_of(in_(1));
   if (w.dims.size() != 2) fail("weights must be a 2-D constant");
   bool transB = false;
   if (gemm) {
@@ -963,8 +971,8 @@ void importer::on_fc(bool gemm) {
               static_cast<std::int8_t>(v);
         }
   layer l = linear(static_cast<int>(N)).from(in.layer);
-  if (gemm && node_->input_size() >= 3 && !node_->input(2).empty()) {
-    const constant& b = const_of(node_->input(2));
+  if (gemm && node_->input_size() >= 3 && !in_(2).empty()) {
+    const constant& b = const_of(in_(2));
     if (b.size() != N && b.size() != 1) fail("bias size does not match the outputs");
     for (i64 n = 0; n < N; ++n) {
       const double v = b.v[static_cast<std::size_t>(b.size() == 1 ? 0 : n)];
@@ -981,13 +989,13 @@ void importer::on_fc(bool gemm) {
 }
 
 void importer::on_flatten(bool reshape) {
-  value v = plain(node_->input(0));
+  value v = plain(in_(0));
   i64 total = 1;
   for (i64 x : v.dims) total *= x;
   if (reshape) {
     only_attributes({"allowzero"});
     if (node_->input_size() < 2) fail("Reshape needs a shape");
-    const constant& s = const_of(node_->input(1));
+    const constant& s = const_of(in_(1));
     std::vector<i64> target;
     for (double x : s.v) target.push_back(to_int(x));
     const bool flat = target.size() == 2 && (target[0] == 1 || target[0] == 0 || target[0] == -1) &&
@@ -1063,8 +1071,8 @@ void importer::on_residual_add(const std::string& a, const std::string& b) {
 }
 
 void importer::on_terminal(epilogue_kind k) {
-  value& x = act_of(node_->input(0));
-  if (x.f == form::chain) close(node_->input(0), x);
+  value& x = act_of(in_(0));
+  if (x.f == form::chain) close(in_(0), x);
   value v = x;
   if (v.f != form::plain && v.f != form::epilogue && v.f != form::flat)
     fail("unsupported input for a host-side epilogue");
@@ -1072,7 +1080,7 @@ void importer::on_terminal(epilogue_kind k) {
   v.f = form::epilogue;
   if (k == epilogue_kind::gather) {
     only_attributes({"axis"});
-    const constant& idx = const_of(node_->input(1));
+    const constant& idx = const_of(in_(1));
     if (idx.size() != 1) fail("only a scalar Gather index is supported on activations");
     const i64 axis = attr_int("axis", 0);
     if (axis != 1 && axis != -1) fail("only a Gather along axis 1 of a layer output is supported");
@@ -1101,17 +1109,17 @@ void importer::fold_constants() {
   const std::string& op = node_->op_type();
   const std::string& out = node_->output(0);
   if (op == "Shape") {
-    const value& v = act_of(node_->input(0));
+    const value& v = act_of(in_(0));
     constant c;
     c.dims = {static_cast<i64>(v.dims.size())};
     for (i64 x : v.dims) c.v.push_back(static_cast<double>(x));
     set_const(out, c);
     return;
   }
-  const constant& a = const_of(node_->input(0));
+  const constant& a = const_of(in_(0));
   constant c = a;
   if (op == "Gather") {
-    const constant& idx = const_of(node_->input(1));
+    const constant& idx = const_of(in_(1));
     const i64 axis = attr_int("axis", 0);
     if (axis != 0 || a.dims.size() > 1) fail("only Gather on a 1-D constant is folded");
     c.v.clear();
@@ -1134,7 +1142,7 @@ void importer::fold_constants() {
     }
     c.dims = {c.size()};
   } else if (op == "Mul" || op == "Add" || op == "Sub" || op == "Div") {
-    const constant& b = const_of(node_->input(1));
+    const constant& b = const_of(in_(1));
     if (a.size() != b.size() && b.size() != 1 && a.size() != 1)
       fail("constant operands do not broadcast");
     const constant& big = a.size() >= b.size() ? a : b;
@@ -1159,14 +1167,14 @@ void importer::on_elementwise() {
   bool const_first = false;
   if (binary) {
     if (node_->input_size() != 2) fail("needs two inputs");
-    const bool c0 = is_const(node_->input(0)), c1 = is_const(node_->input(1));
+    const bool c0 = is_const(in_(0)), c1 = is_const(in_(1));
     if (c0 == c1) fail("internal: expected exactly one constant operand");
     const_first = c0;
-    c = &const_of(node_->input(c0 ? 0 : 1));
-    xin = node_->input(c0 ? 1 : 0);
+    c = &const_of(in_(c0 ? 0 : 1));
+    xin = in_(c0 ? 1 : 0);
   } else {
     if (node_->input_size() < 1) fail("needs an input");
-    xin = node_->input(0);
+    xin = in_(0);
   }
   if (op == "Cast")
     only_attributes({"to", "saturate"});
@@ -1209,10 +1217,10 @@ void importer::on_elementwise() {
     value v = plain(xin);
     if (op == "Clip") {
       double lo = attr_float("min").value_or(-1e300), hi = attr_float("max").value_or(1e300);
-      if (node_->input_size() > 1 && !node_->input(1).empty())
-        lo = const_of(node_->input(1)).v.at(0);
-      if (node_->input_size() > 2 && !node_->input(2).empty())
-        hi = const_of(node_->input(2)).v.at(0);
+      if (node_->input_size() > 1 && !in_(1).empty())
+        lo = const_of(in_(1)).v.at(0);
+      if (node_->input_size() > 2 && !in_(2).empty())
+        hi = const_of(in_(2)).v.at(0);
       if (lo > 0 || hi < 255) fail("a Clip on a finished layer output that is not a no-op");
     }
     set_act(node_->output(0), std::move(v));
@@ -1366,9 +1374,9 @@ imported_network importer::run() {
       on_pool(false, true);
     } else if (op == "Pad") {
       on_pad();
-    } else if (op == "Add" && node_->input_size() == 2 && !is_const(node_->input(0)) &&
-               !is_const(node_->input(1))) {
-      on_residual_add(node_->input(0), node_->input(1));
+    } else if (op == "Add" && node_->input_size() == 2 && !is_const(in_(0)) &&
+               !is_const(in_(1))) {
+      on_residual_add(in_(0), in_(1));
     } else if (op == "Mul" || op == "Add" || op == "Sub" || op == "Div" || op == "Floor" ||
                op == "Cast" || op == "Clip" || op == "Relu") {
       on_elementwise();
@@ -1379,12 +1387,12 @@ imported_network importer::run() {
     } else if (op == "Shape") {
       fold_constants();
     } else if (op == "Identity" || op == "Dropout") {
-      value v = act_of(node_->input(0));
+      value v = act_of(in_(0));
       set_act(node_->output(0), std::move(v));
     } else if (op == "Gather") {
       on_terminal(epilogue_kind::gather);
     } else if (op == "Unsqueeze" || op == "Squeeze") {
-      value& x = act_of(node_->input(0));
+      value& x = act_of(in_(0));
       if (x.f != form::epilogue) fail("Unsqueeze/Squeeze is only supported after the last layer");
       value v = x;
       set_act(node_->output(0), std::move(v));
