@@ -256,7 +256,8 @@ class importer {
 
   /// A constant used as an index or a size: must be an integer of reasonable magnitude.
   i64 to_int(double x) const {
-    if (!integral(x) || std::fabs(x) > 1e12) fail("expected an integer constant, got " + std::to_string(x));
+    if (!integral(x) || std::fabs(x) > 1e12)
+      fail("expected an integer constant, got " + std::to_string(x));
     return static_cast<i64>(x);
   }
 
@@ -368,7 +369,7 @@ class importer {
   void fold_constants();
 
   void chain_op(chain& ch, const std::string& op, const constant* c, bool const_first,
-                std::size_t channels);
+                std::size_t channels, std::size_t rank);
   void finalize(int li, const chain& ch);
 };
 
@@ -476,7 +477,7 @@ void importer::close(const std::string& tensor, value& v) {
 
 /// Applies one elementwise node to a chain. `c` is the constant operand (nullptr for unary).
 void importer::chain_op(chain& ch, const std::string& op, const constant* c, bool const_first,
-                        std::size_t channels) {
+                        std::size_t channels, std::size_t rank) {
   if (ch.clipped && op != "Clip" && op != "Relu")
     fail("arithmetic after a Clip/Relu cannot be folded into the layer");
   const bool second = ch.rounded1;
@@ -489,6 +490,16 @@ void importer::chain_op(chain& ch, const std::string& op, const constant* c, boo
       fail("constant operand with " + std::to_string(c->v.size()) +
            " elements does not broadcast per channel over " + std::to_string(channels) +
            " channels");
+    if (c->v.size() > 1) {
+      // ONNX broadcasting aligns dimensions from the right: the constant's only non-1
+      // dimension must fall on the channel axis (axis 1).
+      bool ok = c->dims.size() <= rank;
+      for (std::size_t j = 0; ok && j < c->dims.size(); ++j) {
+        const std::size_t axis = rank - c->dims.size() + j;
+        ok = c->dims[j] == (axis == 1 ? static_cast<i64>(channels) : 1);
+      }
+      if (!ok) fail("the constant operand does not broadcast along the channel axis");
+    }
     std::vector<std::pair<i64, int>> q;
     for (double x : c->v) {
       auto d = dyadic(x);
@@ -569,10 +580,8 @@ void importer::chain_op(chain& ch, const std::string& op, const constant* c, boo
       double dlo = -1e300, dhi = 1e300;
       if (auto v = attr_float("min")) dlo = *v;
       if (auto v = attr_float("max")) dhi = *v;
-      if (node_->input_size() > 1 && !in_(1).empty())
-        dlo = const_of(in_(1)).v.at(0);
-      if (node_->input_size() > 2 && !in_(2).empty())
-        dhi = const_of(in_(2)).v.at(0);
+      if (node_->input_size() > 1 && !in_(1).empty()) dlo = const_of(in_(1)).v.at(0);
+      if (node_->input_size() > 2 && !in_(2).empty()) dhi = const_of(in_(2)).v.at(0);
       if (!(dlo <= dhi)) fail("Clip bounds are empty");
       const double l = std::ceil(std::max(dlo, -2147483648.0));
       const double h = std::floor(std::min(dhi, 2147483647.0));
@@ -717,8 +726,7 @@ void importer::on_pad() {
     for (double x : const_of(in_(1)).v) pads.push_back(to_int(x));
   }
   double fill = attr_float("value").value_or(0.0);
-  if (node_->input_size() >= 3 && !in_(2).empty())
-    fill = const_of(in_(2)).v.at(0);
+  if (node_->input_size() >= 3 && !in_(2).empty()) fill = const_of(in_(2)).v.at(0);
   if (fill != 0.0) fail("only zero padding is supported");
   value v = plain(in_(0), true);
   const std::size_t r = v.dims.size();
@@ -773,12 +781,20 @@ void importer::on_conv() {
     fail("kernel_shape does not match the weights");
   const i64 group = attr_int("group", 1);
   op kind = op::conv;
+  i64 multiplier = 0;  // > 0: depthwise with this many filters per input channel
   if (group == 1) {
     if (wcin != cin)
       fail("weights expect " + std::to_string(wcin) + " input channels, the input has " +
            std::to_string(cin));
   } else if (group == cin && wcin == 1 && cout == cin) {
     kind = op::depthwise;
+  } else if (group == cin && wcin == 1 && cout % cin == 0 && cout / cin <= 16) {
+    // Depthwise with a channel multiplier (EEGNet): a dense conv whose weights are zero
+    // outside each output channel's own input channel. Exact, at the cost of extra MACs.
+    multiplier = cout / cin;
+    net_.notes.push_back("depthwise conv at " + label(*node_, node_index_) + " with multiplier " +
+                         std::to_string(multiplier) +
+                         ": imported as a dense conv with zero weights");
   } else {
     fail("unsupported attribute: group " + std::to_string(group) +
          " (only 1 or the channel count with one filter per channel)");
@@ -814,16 +830,19 @@ void importer::on_conv() {
     fail("padding not smaller than the kernel is not supported");
   // Weights: ONNX [Cout][Cin][Kh][Kw] -> ctile [Cout][Kh][Kw][Cin] (dw: [C][Kh][Kw]).
   layer_data d;
-  d.weights.resize(w.v.size());
-  const i64 ci = kind == op::conv ? cin : 1;
+  const i64 ci = kind == op::conv ? cin : 1;  // input channels of the ctile weights
+  const i64 wc = multiplier > 0 ? 1 : ci;     // input channels of the ONNX weights
+  if (cout * ci * kh * kw > max_elements) fail("the expanded weights are too large");
+  d.weights.assign(static_cast<std::size_t>(cout * ci * kh * kw), 0);
   for (i64 o = 0; o < cout; ++o)
-    for (i64 c = 0; c < ci; ++c)
+    for (i64 c = 0; c < wc; ++c)
       for (i64 y = 0; y < kh; ++y)
         for (i64 x = 0; x < kw; ++x) {
-          const double v = w.v[static_cast<std::size_t>(((o * ci + c) * kh + y) * kw + x)];
+          const double v = w.v[static_cast<std::size_t>(((o * wc + c) * kh + y) * kw + x)];
           if (!integral(v) || v < -128 || v > 127)
             fail("weight " + std::to_string(v) + " is not an 8-bit signed integer");
-          d.weights[static_cast<std::size_t>(((o * kh + y) * kw + x) * ci + c)] =
+          const i64 cc = multiplier > 0 ? o / multiplier : c;
+          d.weights[static_cast<std::size_t>(((o * kh + y) * kw + x) * ci + cc)] =
               static_cast<std::int8_t>(v);
         }
   if (node_->input_size() >= 3 && !in_(2).empty()) {
@@ -1201,7 +1220,7 @@ void importer::on_elementwise() {
       value v = x;
       const std::size_t ch = static_cast<std::size_t>(v.dims.size() >= 2 ? v.dims[1] : 1);
       try {
-        chain_op(v.ch, op, c, const_first, ch);
+        chain_op(v.ch, op, c, const_first, ch, v.dims.size());
       } catch (const overflow&) {
         fail("the requantization constants overflow 64 bits");
       }
@@ -1217,10 +1236,8 @@ void importer::on_elementwise() {
     value v = plain(xin);
     if (op == "Clip") {
       double lo = attr_float("min").value_or(-1e300), hi = attr_float("max").value_or(1e300);
-      if (node_->input_size() > 1 && !in_(1).empty())
-        lo = const_of(in_(1)).v.at(0);
-      if (node_->input_size() > 2 && !in_(2).empty())
-        hi = const_of(in_(2)).v.at(0);
+      if (node_->input_size() > 1 && !in_(1).empty()) lo = const_of(in_(1)).v.at(0);
+      if (node_->input_size() > 2 && !in_(2).empty()) hi = const_of(in_(2)).v.at(0);
       if (lo > 0 || hi < 255) fail("a Clip on a finished layer output that is not a no-op");
     }
     set_act(node_->output(0), std::move(v));
@@ -1374,8 +1391,7 @@ imported_network importer::run() {
       on_pool(false, true);
     } else if (op == "Pad") {
       on_pad();
-    } else if (op == "Add" && node_->input_size() == 2 && !is_const(in_(0)) &&
-               !is_const(in_(1))) {
+    } else if (op == "Add" && node_->input_size() == 2 && !is_const(in_(0)) && !is_const(in_(1))) {
       on_residual_add(in_(0), in_(1));
     } else if (op == "Mul" || op == "Add" || op == "Sub" || op == "Div" || op == "Floor" ||
                op == "Cast" || op == "Clip" || op == "Relu") {
