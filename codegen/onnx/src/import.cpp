@@ -238,6 +238,7 @@ class importer {
   import_options opt_;
   imported_network net_;
   std::vector<layer_build> build_;
+  std::vector<std::vector<i64>> dims_;  ///< ONNX dims of each layer's output, as tracked
   std::unordered_map<std::string, constant> consts_;
   std::unordered_map<std::string, value> acts_;
   std::unordered_map<std::string, int> consumers_;
@@ -334,6 +335,7 @@ class importer {
     consts_[n] = std::move(c);
   }
   void set_act(const std::string& n, value v) {
+    if (v.f == form::chain && v.layer >= 0) dims_[static_cast<std::size_t>(v.layer)] = v.dims;
     consts_.erase(n);
     acts_[n] = std::move(v);
   }
@@ -348,6 +350,7 @@ class importer {
     net_.golden.push_back(anchors_++);
     net_.nodes.push_back(label(*node_, node_index_) + " " + node_->op_type());
     build_.emplace_back();
+    dims_.emplace_back();
     return idx;
   }
   /// Turns a tensor into a finished layer output: closes its chain if it has one.
@@ -858,12 +861,10 @@ void importer::on_conv() {
     l = l.with_bias();
   }
   // Output shape.
-  const shape is = shape_of(in);
   const int ih =
       one_d ? 1 : static_cast<int>(in.dims[2]) - (in.f == form::padded ? in.pad.t + in.pad.b : 0);
   const int iw =
       static_cast<int>(in.dims[one_d ? 2 : 3]) - (in.f == form::padded ? in.pad.l + in.pad.r : 0);
-  (void)is;
   const int oh = window_out(ih, p.t, p.b, static_cast<int>(kh), l.stride.h);
   const int ow = window_out(iw, p.l, p.r, static_cast<int>(kw), l.stride.w);
   if (oh <= 0 || ow <= 0) fail("the kernel is larger than the padded input");
@@ -960,8 +961,6 @@ void importer::on_fc(bool gemm) {
   }
   const i64 K = transB ? w.dims[1] : w.dims[0];
   const i64 N = transB ? w.dims[0] : w.dims[1];
-  const layer& src = net_.layers[static_cast<std::size_t>(in.layer)];
-  (void)src;
   // The flattened source, as ONNX sees it: [C][H][W] (or [C][L], or [K]).
   i64 C = 1, H = 1, W = 1;
   if (in.f == form::flat) {
@@ -1258,8 +1257,6 @@ void importer::on_elementwise() {
   } else if (v.f != form::scaled) {
     fail("unsupported input");
   }
-  const std::size_t chn = static_cast<std::size_t>(v.dims.size() >= 2 ? v.dims[1] : 1);
-  (void)chn;
   if (c != nullptr && c->size() != 1)
     fail("a per-channel constant on a layer output (residual rescale) is not supported");
   const double k = c != nullptr ? c->v[0] : 0.0;
@@ -1345,6 +1342,7 @@ imported_network importer::run() {
     net_.golden.push_back(-1);
     net_.nodes.push_back("input '" + in.name() + "'");
     build_.push_back({true, in.name()});
+    dims_.push_back(dims);
     acts_[in.name()] = v;
   }
   // Consumers.
@@ -1448,6 +1446,14 @@ imported_network importer::run() {
     throw import_error(
         net_.nodes[static_cast<std::size_t>(d.layer)], "",
         "ctile rejects the layer (problem " + std::to_string(static_cast<int>(d.what)) + ")");
+  for (std::size_t i = 0; i < net_.layers.size(); ++i) {
+    node_ = nullptr;
+    const std::vector<i64> dv = dims_[i];
+    value v;
+    v.dims = dv;
+    if (!(shape_of(v) == net_.layers[i].out))
+      throw import_error(net_.nodes[i], "", "internal: the tracked shape differs from ctile's");
+  }
   const auto ps = net_.params();
   const params_problem pp = check_params(net_.layers, ps);
   if (!pp.ok())
