@@ -381,17 +381,34 @@ constexpr network_summary finish_network(std::span<const layer> ls, const platfo
     const layer_plan& lp = plans[static_cast<std::size_t>(i)];
     release(i);
     const int in_side = l.src[0] >= 0 ? side_of_y[l.src[0]] : 1;
-    const int out_side = 1 - in_side;
+    // Side choice: DORY puts a layer's output opposite its input so that the input can be
+    // popped when it dies. Generalised to residuals: a buffer goes where it nests, on a side
+    // whose top lives at least as long (the tightest such), else where the top lives longest;
+    // ties go opposite the input.
+    auto side_for = [&](int until) {
+      int best = 1 - in_side;
+      int best_key = 0;
+      for (int k = 0; k < 2; ++k) {
+        const int side = k == 0 ? 1 - in_side : in_side;
+        const int top_until = top[side] > 0 ? side_stack[side][top[side] - 1].until : 1 << 30;
+        // Nesting sides rank first (smaller top lifetime better), then the longest-lived top.
+        const int key = top_until >= until ? (1 << 30) - top_until + (1 << 29) : top_until;
+        if (k == 0 || key > best_key) best = side, best_key = key;
+      }
+      return best;
+    };
+    const int y_until = lp.l3.y ? i : last[i];
+    const int out_side = side_for(y_until);
     side_of_y[i] = out_side;
-    if (lp.l3.l2_y > 0) push(out_side, i, 2, lp.l3.l2_y, i, lp.l3.y ? i : last[i]);
-    if (lp.l3.x && lp.l3.l2_x > 0) push(out_side, i, 0, lp.l3.l2_x, i, i);
+    if (lp.l3.l2_y > 0) push(out_side, i, 2, lp.l3.l2_y, i, y_until);
+    if (lp.l3.x && lp.l3.l2_x > 0) push(side_for(i), i, 0, lp.l3.l2_x, i, i);
     // This layer's weights, unless the previous layer prefetched them.
     const bool prefetched = i > 0 && plans[static_cast<std::size_t>(i - 1)].l3.prefetch_next;
-    if (s.weights_in_l3 && lp.l3.l2_w > 0 && !prefetched) push(out_side, i, 1, lp.l3.l2_w, i, i);
+    if (s.weights_in_l3 && lp.l3.l2_w > 0 && !prefetched) push(side_for(i), i, 1, lp.l3.l2_w, i, i);
     // The next layer's weights, fetched while this one runs.
     if (lp.l3.prefetch_next) {
       const layer_plan& nx = plans[static_cast<std::size_t>(i + 1)];
-      push(out_side, i + 1, 1, nx.l3.l2_w, i, i + 1);
+      push(side_for(i + 1), i + 1, 1, nx.l3.l2_w, i, i + 1);
     }
     // DORY's bound: input + weights + next weights + output, plus other live outputs.
     int live = 0;
