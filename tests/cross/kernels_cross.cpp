@@ -16,14 +16,15 @@ std::uint32_t next() {
   return seed >> 8;
 }
 
-constexpr int H = 9, W = 7, C = 12, CO = 10, K = 3;  // odd width, Cout not a multiple of 4
+constexpr int H = 9, W = 7, C = 12, CO = 10;  // odd width, Cout not a multiple of 4
 alignas(4) std::uint8_t x[H * W * C], x2[H * W * C], xchw[C * H * W];
-alignas(4) std::int8_t w[CO * K * K * C];
+alignas(4) std::int8_t w[CO * 5 * 5 * C];  // up to 5x5 filters
 alignas(4) std::int8_t wfc[CO * H * W * C];
 std::int32_t bias[32], kappa[32], lambda[32];
 alignas(4) std::uint8_t out[H * W * 32], want[H * W * 32];
 alignas(4) std::int32_t out32[CO], want32[CO];
-alignas(4) std::uint8_t scratch[8 * 2 * K * K * C + 8 * 256];
+alignas(4) std::uint8_t scratch[scratch_bytes(kernel_kind::conv, H, C, 5, 5, 1, 8) +
+                                scratch_bytes(kernel_kind::depthwise, H, C, 3, 3, 1, 8)];
 
 std::int32_t naive_t(std::int64_t acc, int co, bool bn) {
   acc += bias[co];
@@ -180,6 +181,32 @@ int pool_add_test() {
   return bad;
 }
 
+// The selected backend against the portable definitions (on CORE-V: the inline assembly).
+int intrinsics_test() {
+  namespace p = arch::portable;
+  const std::uint32_t edges[] = {0u, 0xFFFFFFFFu, 0x80808080u, 0x7F7F7F7Fu, 0x01FF807Fu};
+  int bad = 0, n = 0;
+  for (int i = 0; i < 64; ++i) {
+    const std::uint32_t a = i < 5 ? edges[i] : next() ^ (next() << 8);
+    const std::uint32_t b = i < 5 ? edges[4 - i] : next() ^ (next() << 8);
+    const auto acc = static_cast<std::int32_t>(next() << 8);
+    const auto sa = static_cast<std::int32_t>(a);
+    const auto sb = static_cast<std::int32_t>(b >> 20);
+    bad += isa::sdotusp4(a, b, acc) != p::sdotusp4(a, b, acc);
+    bad += isa::sdotsp4(a, b, acc) != p::sdotsp4(a, b, acc);
+    bad += isa::maxu4(a, b) != p::maxu4(a, b);
+    bad += isa::clipu_r(sa, sb) != p::clipu_r(sa, sb);
+    bad += isa::clipu(sa, 9) != p::clipu(sa, 9);
+    bad += isa::max(sa, acc) != p::max(sa, acc);
+    bad += isa::min(sa, acc) != p::min(sa, acc);
+    n += 7;
+  }
+  std::uint8_t buf[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  bad += isa::load4(buf + 1) != p::load4(buf + 1);
+  std::printf("kernel=intrinsics isa=%s values=%d mismatches=%d\n", isa::name, n + 1, bad);
+  return bad;
+}
+
 }  // namespace
 
 int main() {
@@ -192,7 +219,7 @@ int main() {
     kappa[i] = static_cast<std::int32_t>(next() % 9) - 1;
     lambda[i] = static_cast<std::int32_t>(next() % 100001) - 50000;
   }
-  int bad = 0;
+  int bad = intrinsics_test();
   bad += conv_test(3, 3, 1, 1, 1, 1, 1, {split_kind::rows}, "conv3x3");
   bad += conv_test(5, 5, 2, 2, 1, 0, 2, {split_kind::grid, 2, 4}, "conv5x5s2");
   bad += conv_test(1, 1, 1, 0, 0, 0, 0, {split_kind::channels}, "pointwise");

@@ -372,6 +372,45 @@ TEST(Kernels, ThreadedEightCoresWithBarrier) {
   for (const core_split& s : splits_for(8)) ASSERT_TRUE(rd.run(8, s, true));
 }
 
+// Every requantization path of the kernels (inline shift32/mulhi, mul64, divide, 64-bit t):
+// a proven plan run as it is and re-labelled into equivalent slower forms.
+TEST(Kernels, EveryRequantPath) {
+  rng_t g(7);
+  const std::vector<std::vector<layer>> nets = {
+      {input(6, 7, 5), conv2d(6, 3).same().with_bias().bn().requantized(3, 1000)},
+      {input(5, 4, 8), pointwise(5).bn().requantized(1, (1 << 24) - 1)},
+      {input(6, 5, 6), depthwise(3).same().with_bias().requantized(7, 4096)},
+      {input(1, 2, 9), linear(6).with_bias().requantized(2, 999)},
+      {input(6, 6, 3), avgpool(2).requantized(5, 12)},
+      {input(4, 3, 5), maxpool(1), add(0, 1).scaled(0, {3, 5, 1, true}).requantized(1, 3)}};
+  int seen[5] = {};
+  for (const auto& net : nets) {
+    const layer_case c = make_case(net, g);
+    const tile_run base(c, {0, c.l.out.h, 0, c.l.out.w, 0, c.l.out.c}, false);
+    const requant_plan p = base.a.quant;
+    std::vector<requant_plan> variants{p};
+    requant_plan d = p;
+    d.mode = requant_mode::divide;
+    variants.push_back(d);
+    if (p.mode == requant_mode::shift32) {
+      requant_plan w = p;
+      w.mode = requant_mode::mul64;  // same multiplier and shift, 64-bit product
+      variants.push_back(w);
+    }
+    requant_plan wide = p;
+    wide.t64 = true;  // t computed in 64 bits, then clamped
+    variants.push_back(wide);
+    for (const requant_plan& v : variants) {
+      tile_run r = base;
+      r.a.quant = v;
+      ++seen[static_cast<int>(v.mode)];
+      for (int cores : {1, 3, 8})
+        ASSERT_TRUE(r.run(cores, {split_kind::rows}, false)) << op_name(c.l.kind);
+    }
+  }
+  for (int m = 1; m < 5; ++m) EXPECT_GT(seen[m], 0) << "requant mode " << m << " not exercised";
+}
+
 TEST(Kernels, ArgumentsAreChecked) {
   tile_args a;
   EXPECT_EQ(check(kernel_kind::conv, a), args_problem::null_pointer);

@@ -46,8 +46,9 @@ def conv_np(x, w, stride, pads, group):
             patch = xp[:, :, ky:ky + sh * (oh - 1) + 1:sh, kx:kx + sw * (ow - 1) + 1:sw]
             if group == 1:
                 out += np.einsum("oc,bchw->bohw", w[:, :, ky, kx], patch)
-            else:
-                out += w[:, 0, ky, kx][None, :, None, None] * patch
+            else:  # one input channel per group; output o reads input o // (O / group)
+                idx = np.arange(o) // (o // group)
+                out += w[:, 0, ky, kx][None, :, None, None] * patch[:, idx]
     return out
 
 
@@ -429,7 +430,37 @@ def fx_tcn_1d():
     return g
 
 
-VALID = [fx_nemo_pad_bias, fx_quantlab_4bit, fx_rounding_bias_add, fx_residuals, fx_tcn_1d]
+def fx_eegnet():
+    """EEGNet-style: a temporal conv (1 x K), a depthwise spatial conv (C x 1) with a channel
+    multiplier of 2 (group = channels, twice as many outputs), AveragePool (1 x 4), a separable
+    conv (depthwise 1 x K + pointwise), Flatten -> Gemm."""
+    g = Graph("eegnet", [1, 1, 4, 32])
+    c1, a1 = conv(g, g.x_name, g.x, 4, (1, 5), pads=(0, 0, 2, 2))
+    y1n, y1 = nemo_requant(g, c1, a1, *bn(4))
+    g.anchor(y1)
+    c2, a2 = conv(g, y1n, y1, 8, (4, 1), group=4)
+    y2n, y2 = nemo_requant(g, c2, a2, *bn(8))
+    g.anchor(y2)
+    ap = g.node("AveragePool", [y2n], kernel_shape=[1, 4], strides=[1, 4])
+    t1 = g.node("Floor", [g.node("Div", [g.node("Mul", [ap, g.const(4.0)]), g.const(4.0)])])
+    y3 = floordiv(pool_np(y2, (1, 4), (1, 4), "avg"), 4)
+    g.anchor(y3)
+    c3, a3 = conv(g, t1, y3, 8, (1, 3), pads=(0, 0, 1, 1), group=8)
+    y4n, y4 = nemo_requant(g, c3, a3, *bn(8))
+    g.anchor(y4)
+    c4, a4 = conv(g, y4n, y4, 8, (1, 1))
+    y5n, y5 = nemo_requant(g, c4, a4, *bn(8))
+    g.anchor(y5)
+    f = g.node("Flatten", [y5n], axis=1)
+    w = rng.integers(-10, 11, size=(3, y5.size)).astype(np.int64)
+    fc = g.node("Gemm", [f, g.init(w)], transB=1)
+    g.anchor(y5.reshape(1, -1) @ w.T)
+    g.outputs = [fc]
+    return g
+
+
+VALID = [fx_nemo_pad_bias, fx_quantlab_4bit, fx_rounding_bias_add, fx_residuals, fx_tcn_1d,
+         fx_eegnet]
 
 # ---------------------------------------------------------------------------------------------
 # Invalid fixtures: (name, builder, regex the error must match)
@@ -488,7 +519,16 @@ def bad_pad_mode():
                                                            pads=[0, 0, 1, 1, 0, 0, 1, 1]))
 
 
+def bad_broadcast():
+    # A [4] constant broadcasts along the last (width) axis, not the channels.
+    return small("bad_broadcast", extra=lambda g, y: g.node("Clip", [g.node("Floor", [g.node(
+        "Mul", [g.node("Conv", [y, g.init(rng.integers(-5, 6, size=(6, 4, 1, 1)).astype(
+            np.float32))], kernel_shape=[1, 1]), g.init(np.arange(1, 7).astype(np.float32))])])],
+        min=0.0, max=255.0))
+
+
 INVALID = [
+    (bad_broadcast, r"Mul.*does not broadcast along the channel axis"),
     (bad_dilation, r"Conv.*dilation 2"),
     (bad_groups, r"Conv.*group 2"),
     (bad_weight, r"Conv.*weight 0\.5.* not an 8-bit signed integer"),

@@ -238,6 +238,7 @@ class importer {
   import_options opt_;
   imported_network net_;
   std::vector<layer_build> build_;
+  std::vector<std::vector<i64>> dims_;  ///< ONNX dims of each layer's output, as tracked
   std::unordered_map<std::string, constant> consts_;
   std::unordered_map<std::string, value> acts_;
   std::unordered_map<std::string, int> consumers_;
@@ -252,6 +253,21 @@ class importer {
   [[noreturn]] void fail(const std::string& reason) const {
     if (node_ == nullptr) throw import_error("(graph)", "", reason);
     throw import_error(label(*node_, node_index_), node_->op_type(), reason);
+  }
+
+  /// A constant used as an index or a size: must be an integer of reasonable magnitude.
+  i64 to_int(double x) const {
+    if (!integral(x) || std::fabs(x) > 1e12)
+      fail("expected an integer constant, got " + std::to_string(x));
+    return static_cast<i64>(x);
+  }
+
+  /// Input `i` of the current node (an error if the node has fewer inputs).
+  const std::string& in_(int i) const {
+    if (i < 0 || i >= node_->input_size())
+      fail("missing input " + std::to_string(i + 1) + " (the node has " +
+           std::to_string(node_->input_size()) + ")");
+    return node_->input(i);
   }
 
   // ---- attributes
@@ -319,6 +335,7 @@ class importer {
     consts_[n] = std::move(c);
   }
   void set_act(const std::string& n, value v) {
+    if (v.f == form::chain && v.layer >= 0) dims_[static_cast<std::size_t>(v.layer)] = v.dims;
     consts_.erase(n);
     acts_[n] = std::move(v);
   }
@@ -333,6 +350,7 @@ class importer {
     net_.golden.push_back(anchors_++);
     net_.nodes.push_back(label(*node_, node_index_) + " " + node_->op_type());
     build_.emplace_back();
+    dims_.emplace_back();
     return idx;
   }
   /// Turns a tensor into a finished layer output: closes its chain if it has one.
@@ -354,7 +372,7 @@ class importer {
   void fold_constants();
 
   void chain_op(chain& ch, const std::string& op, const constant* c, bool const_first,
-                std::size_t channels);
+                std::size_t channels, std::size_t rank);
   void finalize(int li, const chain& ch);
 };
 
@@ -462,7 +480,7 @@ void importer::close(const std::string& tensor, value& v) {
 
 /// Applies one elementwise node to a chain. `c` is the constant operand (nullptr for unary).
 void importer::chain_op(chain& ch, const std::string& op, const constant* c, bool const_first,
-                        std::size_t channels) {
+                        std::size_t channels, std::size_t rank) {
   if (ch.clipped && op != "Clip" && op != "Relu")
     fail("arithmetic after a Clip/Relu cannot be folded into the layer");
   const bool second = ch.rounded1;
@@ -475,6 +493,16 @@ void importer::chain_op(chain& ch, const std::string& op, const constant* c, boo
       fail("constant operand with " + std::to_string(c->v.size()) +
            " elements does not broadcast per channel over " + std::to_string(channels) +
            " channels");
+    if (c->v.size() > 1) {
+      // ONNX broadcasting aligns dimensions from the right: the constant's only non-1
+      // dimension must fall on the channel axis (axis 1).
+      bool ok = c->dims.size() <= rank;
+      for (std::size_t j = 0; ok && j < c->dims.size(); ++j) {
+        const std::size_t axis = rank - c->dims.size() + j;
+        ok = c->dims[j] == (axis == 1 ? static_cast<i64>(channels) : 1);
+      }
+      if (!ok) fail("the constant operand does not broadcast along the channel axis");
+    }
     std::vector<std::pair<i64, int>> q;
     for (double x : c->v) {
       auto d = dyadic(x);
@@ -555,10 +583,8 @@ void importer::chain_op(chain& ch, const std::string& op, const constant* c, boo
       double dlo = -1e300, dhi = 1e300;
       if (auto v = attr_float("min")) dlo = *v;
       if (auto v = attr_float("max")) dhi = *v;
-      if (node_->input_size() > 1 && !node_->input(1).empty())
-        dlo = const_of(node_->input(1)).v.at(0);
-      if (node_->input_size() > 2 && !node_->input(2).empty())
-        dhi = const_of(node_->input(2)).v.at(0);
+      if (node_->input_size() > 1 && !in_(1).empty()) dlo = const_of(in_(1)).v.at(0);
+      if (node_->input_size() > 2 && !in_(2).empty()) dhi = const_of(in_(2)).v.at(0);
       if (!(dlo <= dhi)) fail("Clip bounds are empty");
       const double l = std::ceil(std::max(dlo, -2147483648.0));
       const double h = std::floor(std::min(dhi, 2147483647.0));
@@ -699,14 +725,13 @@ void importer::on_pad() {
   const std::string mode = attr_string("mode");
   if (!mode.empty() && mode != "constant") fail("only constant padding is supported");
   std::vector<i64> pads = attr_ints("pads");
-  if (node_->input_size() >= 2 && !node_->input(1).empty()) {
-    for (double x : const_of(node_->input(1)).v) pads.push_back(static_cast<i64>(x));
+  if (node_->input_size() >= 2 && !in_(1).empty()) {
+    for (double x : const_of(in_(1)).v) pads.push_back(to_int(x));
   }
   double fill = attr_float("value").value_or(0.0);
-  if (node_->input_size() >= 3 && !node_->input(2).empty())
-    fill = const_of(node_->input(2)).v.at(0);
+  if (node_->input_size() >= 3 && !in_(2).empty()) fill = const_of(in_(2)).v.at(0);
   if (fill != 0.0) fail("only zero padding is supported");
-  value v = plain(node_->input(0), true);
+  value v = plain(in_(0), true);
   const std::size_t r = v.dims.size();
   if (r != 3 && r != 4) fail("Pad on a tensor of rank " + std::to_string(r));
   if (pads.size() != 2 * r) fail("'pads' must have " + std::to_string(2 * r) + " entries");
@@ -740,8 +765,8 @@ struct window {
 void importer::on_conv() {
   only_attributes({"kernel_shape", "strides", "pads", "dilations", "group", "auto_pad"});
   if (node_->input_size() < 2) fail("Conv needs an input and weights");
-  const value in = plain(node_->input(0), true);
-  const constant& w = const_of(node_->input(1));
+  const value in = plain(in_(0), true);
+  const constant& w = const_of(in_(1));
   const bool one_d = in.dims.size() == 3;
   if (in.dims.size() != 3 && in.dims.size() != 4)
     fail("Conv input must have rank 3 (1-D) or 4 (2-D)");
@@ -759,12 +784,20 @@ void importer::on_conv() {
     fail("kernel_shape does not match the weights");
   const i64 group = attr_int("group", 1);
   op kind = op::conv;
+  i64 multiplier = 0;  // > 0: depthwise with this many filters per input channel
   if (group == 1) {
     if (wcin != cin)
       fail("weights expect " + std::to_string(wcin) + " input channels, the input has " +
            std::to_string(cin));
   } else if (group == cin && wcin == 1 && cout == cin) {
     kind = op::depthwise;
+  } else if (group == cin && wcin == 1 && cout % cin == 0 && cout / cin <= 16) {
+    // Depthwise with a channel multiplier (EEGNet): a dense conv whose weights are zero
+    // outside each output channel's own input channel. Exact, at the cost of extra MACs.
+    multiplier = cout / cin;
+    net_.notes.push_back("depthwise conv at " + label(*node_, node_index_) + " with multiplier " +
+                         std::to_string(multiplier) +
+                         ": imported as a dense conv with zero weights");
   } else {
     fail("unsupported attribute: group " + std::to_string(group) +
          " (only 1 or the channel count with one filter per channel)");
@@ -800,20 +833,23 @@ void importer::on_conv() {
     fail("padding not smaller than the kernel is not supported");
   // Weights: ONNX [Cout][Cin][Kh][Kw] -> ctile [Cout][Kh][Kw][Cin] (dw: [C][Kh][Kw]).
   layer_data d;
-  d.weights.resize(w.v.size());
-  const i64 ci = kind == op::conv ? cin : 1;
+  const i64 ci = kind == op::conv ? cin : 1;  // input channels of the ctile weights
+  const i64 wc = multiplier > 0 ? 1 : ci;     // input channels of the ONNX weights
+  if (cout * ci * kh * kw > max_elements) fail("the expanded weights are too large");
+  d.weights.assign(static_cast<std::size_t>(cout * ci * kh * kw), 0);
   for (i64 o = 0; o < cout; ++o)
-    for (i64 c = 0; c < ci; ++c)
+    for (i64 c = 0; c < wc; ++c)
       for (i64 y = 0; y < kh; ++y)
         for (i64 x = 0; x < kw; ++x) {
-          const double v = w.v[static_cast<std::size_t>(((o * ci + c) * kh + y) * kw + x)];
+          const double v = w.v[static_cast<std::size_t>(((o * wc + c) * kh + y) * kw + x)];
           if (!integral(v) || v < -128 || v > 127)
             fail("weight " + std::to_string(v) + " is not an 8-bit signed integer");
-          d.weights[static_cast<std::size_t>(((o * kh + y) * kw + x) * ci + c)] =
+          const i64 cc = multiplier > 0 ? o / multiplier : c;
+          d.weights[static_cast<std::size_t>(((o * kh + y) * kw + x) * ci + cc)] =
               static_cast<std::int8_t>(v);
         }
-  if (node_->input_size() >= 3 && !node_->input(2).empty()) {
-    const constant& b = const_of(node_->input(2));
+  if (node_->input_size() >= 3 && !in_(2).empty()) {
+    const constant& b = const_of(in_(2));
     if (b.size() != cout)
       fail("bias has " + std::to_string(b.size()) + " values, " + std::to_string(cout) +
            " expected");
@@ -825,12 +861,10 @@ void importer::on_conv() {
     l = l.with_bias();
   }
   // Output shape.
-  const shape is = shape_of(in);
   const int ih =
       one_d ? 1 : static_cast<int>(in.dims[2]) - (in.f == form::padded ? in.pad.t + in.pad.b : 0);
   const int iw =
       static_cast<int>(in.dims[one_d ? 2 : 3]) - (in.f == form::padded ? in.pad.l + in.pad.r : 0);
-  (void)is;
   const int oh = window_out(ih, p.t, p.b, static_cast<int>(kh), l.stride.h);
   const int ow = window_out(iw, p.l, p.r, static_cast<int>(kw), l.stride.w);
   if (oh <= 0 || ow <= 0) fail("the kernel is larger than the padded input");
@@ -848,7 +882,7 @@ void importer::on_pool(bool max, bool global) {
   else
     only_attributes({"kernel_shape", "strides", "pads", "ceil_mode", "count_include_pad",
                      "auto_pad", "storage_order", "dilations"});
-  const value in = plain(node_->input(0), true);
+  const value in = plain(in_(0), true);
   const bool one_d = in.dims.size() == 3;
   if (in.dims.size() != 3 && in.dims.size() != 4) fail("pooling input must have rank 3 or 4");
   const std::size_t sp = one_d ? 1 : 2;
@@ -913,10 +947,10 @@ void importer::on_fc(bool gemm) {
   else
     only_attributes({});
   if (node_->input_size() < 2) fail("needs two inputs");
-  const value in = plain(node_->input(0), false, true);
+  const value in = plain(in_(0), false, true);
   if (in.dims.size() != 2 && !(in.f == form::flat))
     fail("the input must be flattened to [1, K] first");
-  const constant& w = const_of(node_->input(1));
+  const constant& w = const_of(in_(1));
   if (w.dims.size() != 2) fail("weights must be a 2-D constant");
   bool transB = false;
   if (gemm) {
@@ -927,8 +961,6 @@ void importer::on_fc(bool gemm) {
   }
   const i64 K = transB ? w.dims[1] : w.dims[0];
   const i64 N = transB ? w.dims[0] : w.dims[1];
-  const layer& src = net_.layers[static_cast<std::size_t>(in.layer)];
-  (void)src;
   // The flattened source, as ONNX sees it: [C][H][W] (or [C][L], or [K]).
   i64 C = 1, H = 1, W = 1;
   if (in.f == form::flat) {
@@ -957,8 +989,8 @@ void importer::on_fc(bool gemm) {
               static_cast<std::int8_t>(v);
         }
   layer l = linear(static_cast<int>(N)).from(in.layer);
-  if (gemm && node_->input_size() >= 3 && !node_->input(2).empty()) {
-    const constant& b = const_of(node_->input(2));
+  if (gemm && node_->input_size() >= 3 && !in_(2).empty()) {
+    const constant& b = const_of(in_(2));
     if (b.size() != N && b.size() != 1) fail("bias size does not match the outputs");
     for (i64 n = 0; n < N; ++n) {
       const double v = b.v[static_cast<std::size_t>(b.size() == 1 ? 0 : n)];
@@ -975,15 +1007,15 @@ void importer::on_fc(bool gemm) {
 }
 
 void importer::on_flatten(bool reshape) {
-  value v = plain(node_->input(0));
+  value v = plain(in_(0));
   i64 total = 1;
   for (i64 x : v.dims) total *= x;
   if (reshape) {
     only_attributes({"allowzero"});
     if (node_->input_size() < 2) fail("Reshape needs a shape");
-    const constant& s = const_of(node_->input(1));
+    const constant& s = const_of(in_(1));
     std::vector<i64> target;
-    for (double x : s.v) target.push_back(static_cast<i64>(x));
+    for (double x : s.v) target.push_back(to_int(x));
     const bool flat = target.size() == 2 && (target[0] == 1 || target[0] == 0 || target[0] == -1) &&
                       (target[1] == -1 || target[1] == total);
     if (target == v.dims) {
@@ -1057,8 +1089,8 @@ void importer::on_residual_add(const std::string& a, const std::string& b) {
 }
 
 void importer::on_terminal(epilogue_kind k) {
-  value& x = act_of(node_->input(0));
-  if (x.f == form::chain) close(node_->input(0), x);
+  value& x = act_of(in_(0));
+  if (x.f == form::chain) close(in_(0), x);
   value v = x;
   if (v.f != form::plain && v.f != form::epilogue && v.f != form::flat)
     fail("unsupported input for a host-side epilogue");
@@ -1066,12 +1098,12 @@ void importer::on_terminal(epilogue_kind k) {
   v.f = form::epilogue;
   if (k == epilogue_kind::gather) {
     only_attributes({"axis"});
-    const constant& idx = const_of(node_->input(1));
+    const constant& idx = const_of(in_(1));
     if (idx.size() != 1) fail("only a scalar Gather index is supported on activations");
     const i64 axis = attr_int("axis", 0);
     if (axis != 1 && axis != -1) fail("only a Gather along axis 1 of a layer output is supported");
     const i64 n = v.dims.size() >= 2 ? v.dims[1] : 0;
-    i64 i = static_cast<i64>(idx.v[0]);
+    i64 i = to_int(idx.v[0]);
     if (i < 0) i += n;
     if (i < 0 || i >= n) fail("Gather index out of range");
     v.steps.push_back({k, label(*node_, node_index_), i});
@@ -1095,22 +1127,22 @@ void importer::fold_constants() {
   const std::string& op = node_->op_type();
   const std::string& out = node_->output(0);
   if (op == "Shape") {
-    const value& v = act_of(node_->input(0));
+    const value& v = act_of(in_(0));
     constant c;
     c.dims = {static_cast<i64>(v.dims.size())};
     for (i64 x : v.dims) c.v.push_back(static_cast<double>(x));
     set_const(out, c);
     return;
   }
-  const constant& a = const_of(node_->input(0));
+  const constant& a = const_of(in_(0));
   constant c = a;
   if (op == "Gather") {
-    const constant& idx = const_of(node_->input(1));
+    const constant& idx = const_of(in_(1));
     const i64 axis = attr_int("axis", 0);
     if (axis != 0 || a.dims.size() > 1) fail("only Gather on a 1-D constant is folded");
     c.v.clear();
     for (double x : idx.v) {
-      i64 i = static_cast<i64>(x);
+      i64 i = to_int(x);
       if (i < 0) i += a.size();
       if (i < 0 || i >= a.size()) fail("Gather index out of range");
       c.v.push_back(a.v[static_cast<std::size_t>(i)]);
@@ -1128,7 +1160,7 @@ void importer::fold_constants() {
     }
     c.dims = {c.size()};
   } else if (op == "Mul" || op == "Add" || op == "Sub" || op == "Div") {
-    const constant& b = const_of(node_->input(1));
+    const constant& b = const_of(in_(1));
     if (a.size() != b.size() && b.size() != 1 && a.size() != 1)
       fail("constant operands do not broadcast");
     const constant& big = a.size() >= b.size() ? a : b;
@@ -1153,14 +1185,14 @@ void importer::on_elementwise() {
   bool const_first = false;
   if (binary) {
     if (node_->input_size() != 2) fail("needs two inputs");
-    const bool c0 = is_const(node_->input(0)), c1 = is_const(node_->input(1));
+    const bool c0 = is_const(in_(0)), c1 = is_const(in_(1));
     if (c0 == c1) fail("internal: expected exactly one constant operand");
     const_first = c0;
-    c = &const_of(node_->input(c0 ? 0 : 1));
-    xin = node_->input(c0 ? 1 : 0);
+    c = &const_of(in_(c0 ? 0 : 1));
+    xin = in_(c0 ? 1 : 0);
   } else {
     if (node_->input_size() < 1) fail("needs an input");
-    xin = node_->input(0);
+    xin = in_(0);
   }
   if (op == "Cast")
     only_attributes({"to", "saturate"});
@@ -1187,7 +1219,7 @@ void importer::on_elementwise() {
       value v = x;
       const std::size_t ch = static_cast<std::size_t>(v.dims.size() >= 2 ? v.dims[1] : 1);
       try {
-        chain_op(v.ch, op, c, const_first, ch);
+        chain_op(v.ch, op, c, const_first, ch, v.dims.size());
       } catch (const overflow&) {
         fail("the requantization constants overflow 64 bits");
       }
@@ -1203,10 +1235,8 @@ void importer::on_elementwise() {
     value v = plain(xin);
     if (op == "Clip") {
       double lo = attr_float("min").value_or(-1e300), hi = attr_float("max").value_or(1e300);
-      if (node_->input_size() > 1 && !node_->input(1).empty())
-        lo = const_of(node_->input(1)).v.at(0);
-      if (node_->input_size() > 2 && !node_->input(2).empty())
-        hi = const_of(node_->input(2)).v.at(0);
+      if (node_->input_size() > 1 && !in_(1).empty()) lo = const_of(in_(1)).v.at(0);
+      if (node_->input_size() > 2 && !in_(2).empty()) hi = const_of(in_(2)).v.at(0);
       if (lo > 0 || hi < 255) fail("a Clip on a finished layer output that is not a no-op");
     }
     set_act(node_->output(0), std::move(v));
@@ -1227,8 +1257,6 @@ void importer::on_elementwise() {
   } else if (v.f != form::scaled) {
     fail("unsupported input");
   }
-  const std::size_t chn = static_cast<std::size_t>(v.dims.size() >= 2 ? v.dims[1] : 1);
-  (void)chn;
   if (c != nullptr && c->size() != 1)
     fail("a per-channel constant on a layer output (residual rescale) is not supported");
   const double k = c != nullptr ? c->v[0] : 0.0;
@@ -1314,6 +1342,7 @@ imported_network importer::run() {
     net_.golden.push_back(-1);
     net_.nodes.push_back("input '" + in.name() + "'");
     build_.push_back({true, in.name()});
+    dims_.push_back(dims);
     acts_[in.name()] = v;
   }
   // Consumers.
@@ -1360,9 +1389,8 @@ imported_network importer::run() {
       on_pool(false, true);
     } else if (op == "Pad") {
       on_pad();
-    } else if (op == "Add" && node_->input_size() == 2 && !is_const(node_->input(0)) &&
-               !is_const(node_->input(1))) {
-      on_residual_add(node_->input(0), node_->input(1));
+    } else if (op == "Add" && node_->input_size() == 2 && !is_const(in_(0)) && !is_const(in_(1))) {
+      on_residual_add(in_(0), in_(1));
     } else if (op == "Mul" || op == "Add" || op == "Sub" || op == "Div" || op == "Floor" ||
                op == "Cast" || op == "Clip" || op == "Relu") {
       on_elementwise();
@@ -1373,12 +1401,12 @@ imported_network importer::run() {
     } else if (op == "Shape") {
       fold_constants();
     } else if (op == "Identity" || op == "Dropout") {
-      value v = act_of(node_->input(0));
+      value v = act_of(in_(0));
       set_act(node_->output(0), std::move(v));
     } else if (op == "Gather") {
       on_terminal(epilogue_kind::gather);
     } else if (op == "Unsqueeze" || op == "Squeeze") {
-      value& x = act_of(node_->input(0));
+      value& x = act_of(in_(0));
       if (x.f != form::epilogue) fail("Unsqueeze/Squeeze is only supported after the last layer");
       value v = x;
       set_act(node_->output(0), std::move(v));
@@ -1418,6 +1446,14 @@ imported_network importer::run() {
     throw import_error(
         net_.nodes[static_cast<std::size_t>(d.layer)], "",
         "ctile rejects the layer (problem " + std::to_string(static_cast<int>(d.what)) + ")");
+  for (std::size_t i = 0; i < net_.layers.size(); ++i) {
+    node_ = nullptr;
+    const std::vector<i64> dv = dims_[i];
+    value v;
+    v.dims = dv;
+    if (!(shape_of(v) == net_.layers[i].out))
+      throw import_error(net_.nodes[i], "", "internal: the tracked shape differs from ctile's");
+  }
   const auto ps = net_.params();
   const params_problem pp = check_params(net_.layers, ps);
   if (!pp.ok())

@@ -47,8 +47,10 @@ struct l3_decision {
   int l2_x = 0;        ///< L2 bytes of the input buffer(s) (stripes double-buffered)
   int l2_w = 0;        ///< L2 bytes of the weight buffer(s), per-channel parameters included
   int l2_y = 0;        ///< L2 bytes of the output buffer(s)
-  std::int64_t l3_bytes = 0;  ///< bytes moved between L3 and L2 for this layer
-  std::int64_t cycles = 0;    ///< modeled L3 transfer cycles not hidden behind compute
+  bool prefetch_next = false;  ///< the next layer's weights are loaded while this layer runs
+  int prefetch_bytes = 0;      ///< L2 bytes set aside for them
+  std::int64_t l3_bytes = 0;   ///< bytes moved between L3 and L2 for this layer
+  std::int64_t cycles = 0;     ///< modeled L3 transfer cycles not hidden behind compute
   friend constexpr bool operator==(const l3_decision&, const l3_decision&) = default;
 };
 

@@ -37,8 +37,10 @@ inline void im2col(const tile_args& a, int oy, int ox, std::uint8_t* col) {
       const std::uint8_t* s = a.in + (static_cast<long>(iy) * a.w_in + ix0 + kx_lo) * c;
       const int n = (kx_hi - kx_lo) * c;
       int i = 0;
-      if (((reinterpret_cast<std::uintptr_t>(s) | reinterpret_cast<std::uintptr_t>(d)) & 3u) == 0)
-        for (; i + 4 <= n; i += 4) isa::store4(d + i, isa::load4(s + i));
+      if (((reinterpret_cast<std::uintptr_t>(s) | reinterpret_cast<std::uintptr_t>(d)) & 3u) == 0) {
+        isa::copy_words(d, s, n / 4);
+        i = n & ~3;
+      }
       for (; i < n; ++i) d[i] = s[i];
       d += n;
     }
@@ -55,32 +57,34 @@ inline std::uint8_t u8(std::int32_t v) {
 }
 
 /// Output channels [c0, c1) of one or two columns (p1 null: one) into o0 / o1.
-inline void matmul_columns(const tile_args& a, const std::uint8_t* p0, const std::uint8_t* p1,
-                           int k, int c0, int c1, std::uint8_t* o0, std::uint8_t* o1) {
+inline void matmul_columns(const tile_args& a, const atoms::epilogue& ep, const std::uint8_t* p0,
+                           const std::uint8_t* p1, int k, int c0, int c1, std::uint8_t* o0,
+                           std::uint8_t* o1) {
+  const std::int8_t* const weights = a.weights;
   int co = c0;
   if (p1 != nullptr) {
     for (; co + 4 <= c1; co += 4) {
       std::int32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      atoms::mm4x2(p0, p1, a.weights + static_cast<long>(co) * k, k, k, acc);
+      atoms::mm4x2(p0, p1, weights + static_cast<long>(co) * k, k, k, acc);
       for (int f = 0; f < 4; ++f) {
-        o0[co + f] = u8(atoms::finish(a, co + f, acc[2 * f]));
-        o1[co + f] = u8(atoms::finish(a, co + f, acc[2 * f + 1]));
+        o0[co + f] = u8(ep(co + f, acc[2 * f]));
+        o1[co + f] = u8(ep(co + f, acc[2 * f + 1]));
       }
     }
     for (; co < c1; ++co) {
-      const std::int8_t* w = a.weights + static_cast<long>(co) * k;
-      o0[co] = u8(atoms::finish(a, co, atoms::dot(p0, w, k, 0)));
-      o1[co] = u8(atoms::finish(a, co, atoms::dot(p1, w, k, 0)));
+      const std::int8_t* w = weights + static_cast<long>(co) * k;
+      o0[co] = u8(ep(co, atoms::dot(p0, w, k, 0)));
+      o1[co] = u8(ep(co, atoms::dot(p1, w, k, 0)));
     }
     return;
   }
   for (; co + 4 <= c1; co += 4) {
     std::int32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    atoms::mm4x1(p0, a.weights + static_cast<long>(co) * k, k, k, acc);
-    for (int f = 0; f < 4; ++f) o0[co + f] = u8(atoms::finish(a, co + f, acc[2 * f]));
+    atoms::mm4x1(p0, weights + static_cast<long>(co) * k, k, k, acc);
+    for (int f = 0; f < 4; ++f) o0[co + f] = u8(ep(co + f, acc[2 * f]));
   }
   for (; co < c1; ++co)
-    o0[co] = u8(atoms::finish(a, co, atoms::dot(p0, a.weights + static_cast<long>(co) * k, k, 0)));
+    o0[co] = u8(ep(co, atoms::dot(p0, weights + static_cast<long>(co) * k, k, 0)));
 }
 
 }  // namespace detail
@@ -90,6 +94,7 @@ inline void pointwise_hwc(const tile_args& a) {
   const box b = work_of(kernel_kind::pointwise, a);
   if (b.empty()) return;
   auto* out = static_cast<std::uint8_t*>(a.out);
+  const atoms::epilogue ep(a);
   const int k = a.c_in;
   for (int oy = b.y0; oy < b.y1; ++oy) {
     const std::uint8_t* row = a.in + static_cast<long>(oy) * a.sh * a.w_in * k;
@@ -98,7 +103,7 @@ inline void pointwise_hwc(const tile_args& a) {
       const std::uint8_t* p0 = row + static_cast<long>(ox) * a.sw * k;
       const std::uint8_t* p1 = ox + 1 < b.x1 ? p0 + static_cast<long>(a.sw) * k : nullptr;
       std::uint8_t* o0 = orow + static_cast<long>(ox) * a.c_out;
-      detail::matmul_columns(a, p0, p1, k, b.c0, b.c1, o0, o0 + a.c_out);
+      detail::matmul_columns(a, ep, p0, p1, k, b.c0, b.c1, o0, o0 + a.c_out);
     }
   }
 }
@@ -113,6 +118,7 @@ inline void conv_hwc(const tile_args& a) {
   const box b = work_of(kernel_kind::conv, a);
   if (b.empty()) return;
   auto* out = static_cast<std::uint8_t*>(a.out);
+  const atoms::epilogue ep(a);
   const int k = a.kh * a.kw * a.c_in;
   std::uint8_t* col0 =
       a.scratch + static_cast<long>(a.core) * conv_scratch_per_core(a.kh, a.kw, a.c_in);
@@ -124,7 +130,7 @@ inline void conv_hwc(const tile_args& a) {
       detail::im2col(a, oy, ox, col0);
       if (two) detail::im2col(a, oy, ox + 1, col1);
       std::uint8_t* o0 = orow + static_cast<long>(ox) * a.c_out;
-      detail::matmul_columns(a, col0, two ? col1 : nullptr, k, b.c0, b.c1, o0, o0 + a.c_out);
+      detail::matmul_columns(a, ep, col0, two ? col1 : nullptr, k, b.c0, b.c1, o0, o0 + a.c_out);
     }
   }
 }
@@ -136,14 +142,16 @@ inline void linear(const tile_args& a) {
   if (b.empty()) return;
   const int k = a.h_in * a.w_in * a.c_in;
   const bool raw = a.quant.mode == requant_mode::raw;
+  const atoms::epilogue ep(a);
+  const std::int8_t* const weights = a.weights;
   auto* o8 = static_cast<std::uint8_t*>(a.out);
   auto* o32 = static_cast<std::int32_t*>(a.out);
   int co = b.c0;
   for (; co + 4 <= b.c1; co += 4) {
     std::int32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    atoms::mm4x1(a.in, a.weights + static_cast<long>(co) * k, k, k, acc);
+    atoms::mm4x1(a.in, weights + static_cast<long>(co) * k, k, k, acc);
     for (int f = 0; f < 4; ++f) {
-      const std::int32_t v = atoms::finish(a, co + f, acc[2 * f]);
+      const std::int32_t v = ep(co + f, acc[2 * f]);
       if (raw)
         o32[co + f] = v;
       else
@@ -151,8 +159,7 @@ inline void linear(const tile_args& a) {
     }
   }
   for (; co < b.c1; ++co) {
-    const std::int32_t v =
-        atoms::finish(a, co, atoms::dot(a.in, a.weights + static_cast<long>(co) * k, k, 0));
+    const std::int32_t v = ep(co, atoms::dot(a.in, weights + static_cast<long>(co) * k, k, 0));
     if (raw)
       o32[co] = v;
     else

@@ -18,6 +18,7 @@ inline void depthwise_chw(const tile_args& a) {
   const box b = work_of(kernel_kind::depthwise, a);
   if (b.empty()) return;
   auto* out = static_cast<std::uint8_t*>(a.out);
+  const atoms::epilogue ep(a);
   const int n = a.kh * a.kw;
   const int nw = round4(n);
   const int rows = depthwise_stripe_rows(b.y1 - b.y0, a.kh, a.sh);
@@ -53,7 +54,7 @@ inline void depthwise_chw(const tile_args& a) {
       std::uint8_t* o = out + (static_cast<long>(b.y0) * a.w_out + ox) * a.c_out + c;
       const long ostep = static_cast<long>(a.w_out) * a.c_out;
       for (int oy = b.y0; oy < b.y1; ++oy, win += a.sh * a.kw, o += ostep)
-        *o = static_cast<std::uint8_t>(atoms::finish(a, c, atoms::dot(win, fw, nw, 0)));
+        *o = static_cast<std::uint8_t>(ep(c, atoms::dot(win, fw, nw, 0)));
     }
   }
 }

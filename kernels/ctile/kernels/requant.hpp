@@ -4,15 +4,14 @@
 // The proof. Let g = gcd(m, d), m' = m / g, d' = d / g, and for a shift s let
 // M = ceil(m' * 2^s / d') and e = M * d' - m' * 2^s (0 <= e < d'). For 0 <= t, write
 // t * m' = q * d' + r with 0 <= r <= d' - 1; then t * M / 2^s = q + (r + t * e / 2^s) / d',
-// so floor(t * M / 2^s) = q = floor(t * m / d) whenever t * e < 2^s. Over an interval
-// [a, b] with a >= 0 it is enough that b * e < 2^s.
+// so floor(t * M / 2^s) = q = floor(t * m / d) whenever t * e < 2^s. Over [0, b] it is
+// enough that b * e < 2^s.
 //
-// Clipping shrinks the interval that matters: with m > 0 both sides are non-decreasing in t,
-// every t <= L = ceil((lo + 1) * d / m) - 1 gives a value <= lo and every t >= H =
-// ceil(hi * d / m) a value >= hi. Clamping t to [L, H] (intersected with the proven range of
-// t) before the multiply therefore changes nothing after the final clip, and L >= 0 when
-// lo >= 0, so the unsigned argument above applies. When no shift with M < 2^32 satisfies the
-// bound, the plan falls back to a true 64-bit division.
+// Clipping bounds the interval (m > 0, 0 <= lo): both sides are non-decreasing in t, every
+// t <= 0 gives a value <= 0 <= lo, and every t >= H = ceil(hi * d / m) a value >= hi. So
+// kernels clamp t to [0, b] with b = min(H, max(t_max, 0)) before the multiply, which changes
+// nothing after the final clip, and only [0, b] needs the proof. When no shift with M < 2^32
+// satisfies it, the plan falls back to a true 64-bit division.
 #pragma once
 
 #include <cstdint>
@@ -43,9 +42,8 @@ struct requant_plan {
   bool t64 = false;       ///< t may not fit int32: kernels compute t in 64 bits
   std::uint32_t mul = 1;  ///< multiplier M
   int shift = 0;          ///< total shift s
-  std::int32_t t_lo = 0;  ///< clamp t to [t_lo, t_hi] before the multiply (t_lo >= 0)
-  std::int32_t t_hi = 0;
-  std::int32_t lo = 0;  ///< output clip
+  std::int32_t t_hi = 0;  ///< clamp t to [0, t_hi] before the multiply
+  std::int32_t lo = 0;    ///< output clip
   std::int32_t hi = 255;
   std::int64_t m = 1;  ///< the original constants, for `divide`
   std::int64_t d = 1;
@@ -90,11 +88,9 @@ constexpr requant_plan plan_requant(const requant& q, t_range r) {
   if (q.m <= 0 || q.d <= 0 || q.m > i32max || q.d > lim || q.lo < 0 || q.lo > q.hi ||
       q.hi > 65535 || r.lo > r.hi)
     return p;
-  const std::int64_t L = detail::ceil_div_pos((q.lo + std::int64_t{1}) * q.d, q.m) - 1;
   const std::int64_t H = detail::ceil_div_pos(std::int64_t{q.hi} * q.d, q.m);
-  std::int64_t a = r.lo > L ? r.lo : L;
-  std::int64_t b = r.hi < H ? r.hi : H;
-  if (a > b) a = b = (r.hi < L ? L : H);  // every t clips to one end: one point to prove
+  const std::int64_t top = r.hi > 0 ? r.hi : 0;
+  const std::int64_t b = top < H ? top : H;
   if (b > i32max) return p;
   const std::int64_t g = detail::gcd64(q.m, q.d);
   const std::uint64_t mp = static_cast<std::uint64_t>(q.m / g);
@@ -111,7 +107,6 @@ constexpr requant_plan plan_requant(const requant& q, t_range r) {
     if (e != 0 && ub > (two_s - 1) / e) continue;
     p.mul = static_cast<std::uint32_t>(M);
     p.shift = s;
-    p.t_lo = static_cast<std::int32_t>(a);
     p.t_hi = static_cast<std::int32_t>(b);
     if (s < 32 && ub * M < (std::uint64_t{1} << 32)) {
       p.mode = requant_mode::shift32;
@@ -146,20 +141,20 @@ inline std::int32_t requantize(const requant_plan& p, std::int32_t t) {
     case requant_mode::raw:
       return t;
     case requant_mode::shift32: {
-      const std::int32_t c = t < p.t_lo ? p.t_lo : (t > p.t_hi ? p.t_hi : t);
+      const std::int32_t c = t < 0 ? 0 : (t > p.t_hi ? p.t_hi : t);
       const std::uint32_t y = (static_cast<std::uint32_t>(c) * p.mul) >> p.shift;
       const auto v = static_cast<std::int32_t>(y);
       return v < p.lo ? p.lo : (v > p.hi ? p.hi : v);
     }
     case requant_mode::mulhi: {
-      const std::int32_t c = t < p.t_lo ? p.t_lo : (t > p.t_hi ? p.t_hi : t);
+      const std::int32_t c = t < 0 ? 0 : (t > p.t_hi ? p.t_hi : t);
       const auto hi32 =
           static_cast<std::uint32_t>((std::uint64_t{static_cast<std::uint32_t>(c)} * p.mul) >> 32);
       const auto v = static_cast<std::int32_t>(hi32 >> (p.shift - 32));
       return v < p.lo ? p.lo : (v > p.hi ? p.hi : v);
     }
     case requant_mode::mul64: {
-      const std::int32_t c = t < p.t_lo ? p.t_lo : (t > p.t_hi ? p.t_hi : t);
+      const std::int32_t c = t < 0 ? 0 : (t > p.t_hi ? p.t_hi : t);
       const auto v = static_cast<std::int32_t>(
           (std::uint64_t{static_cast<std::uint32_t>(c)} * p.mul) >> p.shift);
       return v < p.lo ? p.lo : (v > p.hi ? p.hi : v);
@@ -175,8 +170,8 @@ inline std::int32_t requantize64(const requant_plan& p, std::int64_t t) {
   if (p.mode == requant_mode::raw) return static_cast<std::int32_t>(t);
   if (p.mode == requant_mode::divide)
     return static_cast<std::int32_t>(clamp64(floor_div(t * p.m, p.d), p.lo, p.hi));
-  // Clamping into [t_lo, t_hi] (inside int32) first is exact by construction.
-  const std::int64_t c = t < p.t_lo ? p.t_lo : (t > p.t_hi ? p.t_hi : t);
+  // Clamping into [0, t_hi] (inside int32) first is exact by construction.
+  const std::int64_t c = t < 0 ? 0 : (t > p.t_hi ? p.t_hi : t);
   return requantize(p, static_cast<std::int32_t>(c));
 }
 

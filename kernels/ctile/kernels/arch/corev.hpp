@@ -64,6 +64,36 @@ inline void store4(void* p, std::uint32_t v) {
   __asm__ volatile("sw %1, 0(%0)" : : "r"(p), "r"(v) : "memory");
 }
 
+inline std::uint32_t load4a(const void* p) {
+  return load4(p);
+}
+inline void store4a(void* p, std::uint32_t v) {
+  store4(p, v);
+}
+
+/// Copies `n` words between 4-byte aligned buffers: two words per hardware-loop iteration.
+inline void copy_words(void* d, const void* s, int n) {
+  auto* dd = static_cast<std::uint8_t*>(d);
+  const auto* ss = static_cast<const std::uint8_t*>(s);
+  if (n >= 2) {
+    std::uint32_t x, y;
+    __asm__ volatile(
+        ".balign 4\n"
+        ".option push\n"
+        ".option norvc\n"
+        ".insn i 0x2B, 4, x14, %[n], 10\n"
+        "cv.lw %[x], (%[s]), 4\n"
+        "cv.lw %[y], (%[s]), 4\n"
+        "cv.sw %[x], (%[d]), 4\n"
+        "cv.sw %[y], (%[d]), 4\n"
+        ".option pop\n"
+        : [s] "+r"(ss), [d] "+r"(dd), [x] "=&r"(x), [y] "=&r"(y)
+        : [n] "r"(n / 2)
+        : "memory");
+  }
+  if ((n & 1) != 0) store4(dd, load4(ss));
+}
+
 /// The 4x2 inner loop: 4 filter rows w0..w3 against 2 pixel columns a0, a1, over `words`
 /// 4-byte groups (words >= 1), adding into acc[0..7] (acc[2 * f + p] = filter f, pixel p).
 /// One iteration: 6 post-increment loads + 8 cv.sdotusp.b for 32 MACs, in a hardware loop.

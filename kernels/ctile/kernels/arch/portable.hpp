@@ -3,6 +3,7 @@
 // it into straight-line integer code. The other backends must agree with these bit for bit.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 
 namespace ctile::kernels::arch::portable {
@@ -78,6 +79,24 @@ inline void store4(void* p, std::uint32_t v) {
   b[1] = static_cast<std::uint8_t>(v >> 8);
   b[2] = static_cast<std::uint8_t>(v >> 16);
   b[3] = static_cast<std::uint8_t>(v >> 24);
+}
+
+/// Word load/store from a 4-byte aligned address (one lw/sw on RV32).
+inline std::uint32_t load4a(const void* p) {
+  static_assert(std::endian::native == std::endian::little, "the kernels assume little endian");
+  std::uint32_t v;
+  __builtin_memcpy(&v, __builtin_assume_aligned(p, 4), 4);
+  return v;
+}
+inline void store4a(void* p, std::uint32_t v) {
+  __builtin_memcpy(__builtin_assume_aligned(p, 4), &v, 4);
+}
+
+/// Copies `n` words between 4-byte aligned buffers.
+inline void copy_words(void* d, const void* s, int n) {
+  auto* dd = static_cast<std::uint8_t*>(d);
+  const auto* ss = static_cast<const std::uint8_t*>(s);
+  for (int i = 0; i < n; ++i) store4a(dd + 4 * i, load4a(ss + 4 * i));
 }
 
 }  // namespace ctile::kernels::arch::portable

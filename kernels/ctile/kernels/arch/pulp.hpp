@@ -47,4 +47,8 @@ inline void store4(void* p, std::uint32_t v) {
   *static_cast<std::uint32_t*>(p) = v;
 }
 
+using portable::copy_words;
+using portable::load4a;
+using portable::store4a;
+
 }  // namespace ctile::kernels::arch::pulp

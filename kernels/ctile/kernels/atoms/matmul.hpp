@@ -11,6 +11,66 @@ namespace ctile::kernels::atoms {
 
 namespace detail {
 
+/// A word load, plain when the address is known to be 4-byte aligned.
+template <bool Aligned>
+inline std::uint32_t word(const void* p) {
+  if constexpr (Aligned)
+    return isa::load4a(p);
+  else
+    return isa::load4(p);
+}
+inline bool aligned4(const void* p) {
+  return (reinterpret_cast<std::uintptr_t>(p) & 3u) == 0;
+}
+
+template <bool A>
+inline void mm4x2_words(const std::uint8_t* a0, const std::uint8_t* a1, const std::int8_t* w0,
+                        const std::int8_t* w1, const std::int8_t* w2, const std::int8_t* w3,
+                        int words, std::int32_t* acc) {
+  std::int32_t s0 = acc[0], s1 = acc[1], s2 = acc[2], s3 = acc[3];
+  std::int32_t s4 = acc[4], s5 = acc[5], s6 = acc[6], s7 = acc[7];
+  for (int i = 0; i < words; ++i) {
+    const std::uint32_t x0 = word<A>(a0 + 4 * i);
+    const std::uint32_t x1 = word<A>(a1 + 4 * i);
+    const std::uint32_t y0 = word<A>(w0 + 4 * i);
+    const std::uint32_t y1 = word<A>(w1 + 4 * i);
+    s0 = isa::sdotusp4(x0, y0, s0);
+    s1 = isa::sdotusp4(x1, y0, s1);
+    const std::uint32_t y2 = word<A>(w2 + 4 * i);
+    s2 = isa::sdotusp4(x0, y1, s2);
+    s3 = isa::sdotusp4(x1, y1, s3);
+    const std::uint32_t y3 = word<A>(w3 + 4 * i);
+    s4 = isa::sdotusp4(x0, y2, s4);
+    s5 = isa::sdotusp4(x1, y2, s5);
+    s6 = isa::sdotusp4(x0, y3, s6);
+    s7 = isa::sdotusp4(x1, y3, s7);
+  }
+  acc[0] = s0, acc[1] = s1, acc[2] = s2, acc[3] = s3;
+  acc[4] = s4, acc[5] = s5, acc[6] = s6, acc[7] = s7;
+}
+
+template <bool A>
+inline void mm4x1_words(const std::uint8_t* a0, const std::int8_t* w0, const std::int8_t* w1,
+                        const std::int8_t* w2, const std::int8_t* w3, int words,
+                        std::int32_t* acc) {
+  std::int32_t s0 = acc[0], s2 = acc[2], s4 = acc[4], s6 = acc[6];
+  for (int i = 0; i < words; ++i) {
+    const std::uint32_t x0 = word<A>(a0 + 4 * i);
+    s0 = isa::sdotusp4(x0, word<A>(w0 + 4 * i), s0);
+    s2 = isa::sdotusp4(x0, word<A>(w1 + 4 * i), s2);
+    s4 = isa::sdotusp4(x0, word<A>(w2 + 4 * i), s4);
+    s6 = isa::sdotusp4(x0, word<A>(w3 + 4 * i), s6);
+  }
+  acc[0] = s0, acc[2] = s2, acc[4] = s4, acc[6] = s6;
+}
+
+template <bool A>
+inline std::int32_t dot_words(const std::uint8_t* a, const std::int8_t* w, int words,
+                              std::int32_t s) {
+  for (int i = 0; i < words; ++i) s = isa::sdotusp4(word<A>(a + 4 * i), word<A>(w + 4 * i), s);
+  return s;
+}
+
 inline std::int32_t tail(const std::uint8_t* a, const std::int8_t* w, int from, int k,
                          std::int32_t s) {
   for (int i = from; i < k; ++i)
@@ -22,8 +82,9 @@ inline std::int32_t tail(const std::uint8_t* a, const std::int8_t* w, int from, 
 }  // namespace detail
 
 /// acc[2 * f + p] += dot(column p, filter f) for f < 4, p < 2; filters are `stride` apart.
-inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int8_t* w, int k,
-                  int stride, std::int32_t* acc) {
+[[gnu::always_inline]] inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1,
+                                         const std::int8_t* w, int k, int stride,
+                                         std::int32_t* acc) {
   const int words = k / 4;
   const std::int8_t* w0 = w;
   const std::int8_t* w1 = w + stride;
@@ -32,22 +93,10 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
 #if defined(CTILE_KERNELS_ISA_COREV)
   if (words > 0) isa::mm4x2(a0, a1, w0, w1, w2, w3, words, acc);
 #else
-  for (int i = 0; i < words; ++i) {
-    const std::uint32_t x0 = isa::load4(a0 + 4 * i);
-    const std::uint32_t x1 = isa::load4(a1 + 4 * i);
-    const std::uint32_t y0 = isa::load4(w0 + 4 * i);
-    const std::uint32_t y1 = isa::load4(w1 + 4 * i);
-    acc[0] = isa::sdotusp4(x0, y0, acc[0]);
-    acc[1] = isa::sdotusp4(x1, y0, acc[1]);
-    const std::uint32_t y2 = isa::load4(w2 + 4 * i);
-    acc[2] = isa::sdotusp4(x0, y1, acc[2]);
-    acc[3] = isa::sdotusp4(x1, y1, acc[3]);
-    const std::uint32_t y3 = isa::load4(w3 + 4 * i);
-    acc[4] = isa::sdotusp4(x0, y2, acc[4]);
-    acc[5] = isa::sdotusp4(x1, y2, acc[5]);
-    acc[6] = isa::sdotusp4(x0, y3, acc[6]);
-    acc[7] = isa::sdotusp4(x1, y3, acc[7]);
-  }
+  if (detail::aligned4(a0) && detail::aligned4(a1) && detail::aligned4(w) && (stride & 3) == 0)
+    detail::mm4x2_words<true>(a0, a1, w0, w1, w2, w3, words, acc);
+  else
+    detail::mm4x2_words<false>(a0, a1, w0, w1, w2, w3, words, acc);
 #endif
   const int done = 4 * words;
   if (done == k) return;
@@ -59,8 +108,8 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
 }
 
 /// acc[2 * f] += dot(column, filter f) for f < 4 (odd slots untouched).
-inline void mm4x1(const std::uint8_t* a0, const std::int8_t* w, int k, int stride,
-                  std::int32_t* acc) {
+[[gnu::always_inline]] inline void mm4x1(const std::uint8_t* a0, const std::int8_t* w, int k,
+                                         int stride, std::int32_t* acc) {
   const int words = k / 4;
   const std::int8_t* w0 = w;
   const std::int8_t* w1 = w + stride;
@@ -69,13 +118,10 @@ inline void mm4x1(const std::uint8_t* a0, const std::int8_t* w, int k, int strid
 #if defined(CTILE_KERNELS_ISA_COREV)
   if (words > 0) isa::mm4x1(a0, w0, w1, w2, w3, words, acc);
 #else
-  for (int i = 0; i < words; ++i) {
-    const std::uint32_t x0 = isa::load4(a0 + 4 * i);
-    acc[0] = isa::sdotusp4(x0, isa::load4(w0 + 4 * i), acc[0]);
-    acc[2] = isa::sdotusp4(x0, isa::load4(w1 + 4 * i), acc[2]);
-    acc[4] = isa::sdotusp4(x0, isa::load4(w2 + 4 * i), acc[4]);
-    acc[6] = isa::sdotusp4(x0, isa::load4(w3 + 4 * i), acc[6]);
-  }
+  if (detail::aligned4(a0) && detail::aligned4(w) && (stride & 3) == 0)
+    detail::mm4x1_words<true>(a0, w0, w1, w2, w3, words, acc);
+  else
+    detail::mm4x1_words<false>(a0, w0, w1, w2, w3, words, acc);
 #endif
   const int done = 4 * words;
   if (done == k) return;
@@ -86,13 +132,16 @@ inline void mm4x1(const std::uint8_t* a0, const std::int8_t* w, int k, int strid
 }
 
 /// acc + dot(column, filter) over k bytes.
-inline std::int32_t dot(const std::uint8_t* a, const std::int8_t* w, int k, std::int32_t acc) {
+[[gnu::always_inline]] inline std::int32_t dot(const std::uint8_t* a, const std::int8_t* w, int k,
+                                               std::int32_t acc) {
   const int words = k / 4;
 #if defined(CTILE_KERNELS_ISA_COREV)
   if (words > 0) acc = isa::dot(a, w, words, acc);
 #else
-  for (int i = 0; i < words; ++i)
-    acc = isa::sdotusp4(isa::load4(a + 4 * i), isa::load4(w + 4 * i), acc);
+  if (detail::aligned4(a) && detail::aligned4(w))
+    acc = detail::dot_words<true>(a, w, words, acc);
+  else
+    acc = detail::dot_words<false>(a, w, words, acc);
 #endif
   return detail::tail(a, w, 4 * words, k, acc);
 }

@@ -1,0 +1,143 @@
+// ctile-plan: the tiling plan of a network, as a table or JSON.
+//
+//   ctile-plan --list
+//   ctile-plan NAME [--platform gap8|pulp128k|host] [--l1 BYTES] [--l2 BYTES]
+//                   [--objective model|dory] [--json]
+//
+// Budgets given here re-plan at run time with the same constexpr code the compiler runs for
+// plan_of, so they can be swept without recompiling. --l1 is the L1 size before the core
+// stacks are taken, --l2 the L2 size before the code reserve.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <span>
+#include <string>
+
+#include "networks/cifar10_cnn.hpp"
+#include "networks/mobilenet_v1.hpp"
+#include "networks/mobilenet_v2.hpp"
+#include "networks/residual.hpp"
+#include "report.hpp"
+
+namespace {
+
+using namespace ctile;
+
+struct entry {
+  const char* name;
+  const char* what;
+  std::span<const layer> layers;
+};
+
+template <class Net>
+constexpr std::span<const layer> layers_of() {
+  return {Net::layers.data(), Net::layers.size()};
+}
+
+// Every network declared in examples/networks.
+const entry networks[] = {
+    {"cifar10_cnn", "CIFAR-10 CNN: conv 3x3 x32/32/64/64, 2x2 max pools, FC 10",
+     layers_of<examples::cifar10_cnn>()},
+    {"mobilenet_v1_1.0_128", "MobileNet-v1, width 1.0, 128x128",
+     layers_of<examples::mobilenet_v1_100_128>()},
+    {"mobilenet_v1_0.5_192", "MobileNet-v1, width 0.5, 192x192",
+     layers_of<examples::mobilenet_v1_050_192>()},
+    {"mobilenet_v1_0.25_128", "MobileNet-v1, width 0.25, 128x128",
+     layers_of<examples::mobilenet_v1_025_128>()},
+    {"mobilenet_v2_0.35_128", "MobileNet-v2, width 0.35, 128x128",
+     layers_of<examples::mobilenet_v2_035_128>()},
+    {"mobilenet_v2_1.0_128", "MobileNet-v2, width 1.0, 128x128",
+     layers_of<examples::mobilenet_v2_100_128>()},
+    {"resnet_small", "small ResNet: 3 basic blocks, 32x32x3 input, FC 10",
+     layers_of<examples::resnet_small>()},
+};
+
+struct platform_entry {
+  const char* name;
+  platform value;
+};
+const platform_entry platforms[] = {{"gap8", gap8}, {"pulp128k", pulp_128k}, {"host", host}};
+
+int usage(const char* why) {
+  if (why != nullptr) std::fprintf(stderr, "ctile-plan: %s\n", why);
+  std::fprintf(stderr,
+               "usage: ctile-plan --list\n"
+               "       ctile-plan NAME [--platform gap8|pulp128k|host] [--l1 BYTES] [--l2 BYTES]\n"
+               "                       [--objective model|dory] [--json]\n");
+  return 2;
+}
+
+bool parse_bytes(const char* s, int& out) {
+  char* end = nullptr;
+  const long v = std::strtol(s, &end, 10);
+  if (end == s || *end != '\0' || v <= 0 || v > 1L << 30) return false;
+  out = static_cast<int>(v);
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage("no network given");
+  if (std::strcmp(argv[1], "--list") == 0) {
+    for (const entry& e : networks) std::printf("%-24s %s\n", e.name, e.what);
+    return 0;
+  }
+  if (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+    usage(nullptr);
+    return 0;
+  }
+  const entry* net = nullptr;
+  for (const entry& e : networks)
+    if (std::strcmp(argv[1], e.name) == 0) net = &e;
+  if (net == nullptr) {
+    const std::string n = argv[1];
+    if (n.size() > 5 && n.compare(n.size() - 5, 5, ".onnx") == 0)
+      return usage("reading ONNX models is not built into this ctile-plan");
+    return usage(("unknown network '" + n + "' (see ctile-plan --list)").c_str());
+  }
+  platform p = gap8;
+  objective o = objective::model;
+  bool json = false;
+  int l1 = 0, l2 = 0;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    if (a == "--json") {
+      json = true;
+    } else if (a == "--platform") {
+      const char* v = value();
+      if (v == nullptr) return usage("--platform needs a value");
+      bool found = false;
+      for (const auto& pe : platforms)
+        if (std::strcmp(v, pe.name) == 0) p = pe.value, found = true;
+      if (!found) return usage("unknown platform (gap8, pulp128k, host)");
+    } else if (a == "--l1") {
+      const char* v = value();
+      if (v == nullptr || !parse_bytes(v, l1)) return usage("--l1 needs a positive byte count");
+    } else if (a == "--l2") {
+      const char* v = value();
+      if (v == nullptr || !parse_bytes(v, l2)) return usage("--l2 needs a positive byte count");
+    } else if (a == "--objective") {
+      const char* v = value();
+      if (v != nullptr && std::strcmp(v, "model") == 0)
+        o = objective::model;
+      else if (v != nullptr && std::strcmp(v, "dory") == 0)
+        o = objective::dory;
+      else
+        return usage("--objective is model or dory");
+    } else {
+      return usage(("unknown option '" + a + "'").c_str());
+    }
+  }
+  if (l1 > 0) p = p.with_l1(l1);
+  if (l2 > 0) p = p.with_l2(l2);
+  if (p.l1_budget() <= 0) return usage("the L1 size does not even hold the core stacks");
+  if (p.l2_budget() <= 0) return usage("the L2 size does not even hold the code reserve");
+  const plan_report::dynamic_plan d = plan_report::plan(net->layers, p, o);
+  if (json)
+    plan_report::print_json(stdout, net->name, d);
+  else
+    plan_report::print_table(stdout, net->name, d);
+  return d.summary.ok() ? 0 : 1;
+}

@@ -1,0 +1,557 @@
+// The network-level plan: every layer's L2 -> L1 tiling, the L3 -> L2 cascade per layer, and
+// the L2 arena laid out as DORY's bidirectional stack, all constexpr. `plan_of<Net, Platform>`
+// plans a network type at compile time and stops the build, naming the layer and the bytes,
+// when it does not fit; `plan_network` runs the same code at run time (ctile-plan).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <utility>
+
+#include "ctile/layers/layer.hpp"
+#include "ctile/plan/cost_model.hpp"
+#include "ctile/plan/layer_plan.hpp"
+#include "ctile/plan/search.hpp"
+#include "ctile/platform/platform.hpp"
+
+namespace ctile {
+
+/// One buffer in the L2 arena: byte offset from the arena's start, size, which end of the
+/// bidirectional stack it sits on, and the layers (steps) during which it is alive.
+struct l2_slot {
+  int offset = -1;  ///< -1: no buffer
+  int bytes = 0;
+  bool high = false;  ///< allocated from the top of the arena downwards
+  int from = 0;       ///< first step it is alive (the step that allocates it)
+  int until = 0;      ///< last step it is alive
+  friend constexpr bool operator==(const l2_slot&, const l2_slot&) = default;
+};
+
+/// A layer's L2 buffers: its output (whole, or double-buffered row stripes when the output
+/// goes to L3), its weights (whole or double-buffered channel stripes, prefetched during the
+/// previous layer) and, when its input is read from L3, the input stripes. An input held in L2
+/// is the producing layer's `y`.
+struct layer_l2 {
+  l2_slot x{};
+  l2_slot w{};
+  l2_slot y{};
+  int l3_w = -1;  ///< L3 offset of the weights (-1: not in L3)
+  int l3_y = -1;  ///< L3 offset of the output (-1: not in L3)
+};
+
+/// What went wrong, if anything.
+enum class plan_fault : std::uint8_t { none, l1, l2_layer, l2_arena, l3, too_many_layers };
+
+/// The most layers a network plan handles.
+inline constexpr int max_layers = 256;
+
+struct network_summary {
+  plan_fault problem = plan_fault::none;
+  int layer = -1;          ///< the layer at fault
+  std::int64_t needs = 0;  ///< bytes it would need (L1 or L2) or the arena peak / L3 use
+  std::int64_t budget = 0;
+  int l2_peak = 0;  ///< bytes of the L2 arena (the bidirectional stack's peak)
+  int l2_budget = 0;
+  int dory_bound = 0;  ///< max_i(x_i + w_i + w_i+1 + y_i) + live residuals
+  std::int64_t l3_used = 0;
+  std::int64_t l3_budget = 0;
+  bool weights_in_l3 = false;
+  std::int64_t cycles = 0;
+  std::int64_t macs = 0;
+  [[nodiscard]] constexpr bool ok() const { return problem == plan_fault::none; }
+};
+
+namespace plan_detail {
+
+constexpr int align4l(std::int64_t b) {
+  return static_cast<int>((b + 3) & ~std::int64_t{3});
+}
+
+/// Bytes of a layer's weights and per-channel parameters.
+constexpr std::int64_t weight_bytes(const layer& l) {
+  return l.weight_count() +
+         std::int64_t{4} * l.channel_params() * ((l.bias ? 1 : 0) + (l.batchnorm ? 2 : 0));
+}
+/// Bytes of a layer's input(s).
+constexpr std::int64_t input_bytes(const layer& l) {
+  return l.in.elements() * (l.kind == op::add ? 2 : 1);
+}
+constexpr int last_consumer(std::span<const layer> ls, int i) {
+  int last = -1;
+  for (std::size_t j = static_cast<std::size_t>(i) + 1; j < ls.size(); ++j)
+    if (ls[j].src[0] == i || ls[j].src[1] == i) last = static_cast<int>(j);
+  return last;
+}
+
+}  // namespace plan_detail
+
+/// The L3 -> L2 cascade of one layer (DESIGN.md section 2), given its L1 plan: the first of
+/// (1) everything whole in L2, (2) the same with the input read from L3 by row stripes,
+/// (3) weights by output-channel stripes, (4) output rows to L3, (5) both, whose buffers fit
+/// `budget` next to `prefetch` bytes of the next layer's weights. Stripes are whole L1 tiles
+/// (channel stripes a multiple of tile_c, row stripes of tile_h) and double-buffered.
+/// Returns stage 0 if nothing fits, with the least bytes it would need in `l2_x`.
+constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const platform& p,
+                                 bool input_in_l3, bool weights_in_l3, std::int64_t budget,
+                                 std::int64_t prefetch) {
+  using plan_detail::align4l;
+  l3_decision d;
+  const std::int64_t W = plan_detail::weight_bytes(l);
+  const std::int64_t per_channel_w = l.out.c > 0 ? W / l.out.c : 0;
+  const std::int64_t row_y = std::int64_t{l.out.w} * l.out.c * l.output_bytes_per_element();
+  const std::int64_t Y = row_y * l.out.h;
+  const std::int64_t in_row = std::int64_t{l.in.w} * l.in.c * (l.kind == op::add ? 2 : 1);
+  const std::int64_t X = plan_detail::input_bytes(l);
+  const int k_h = l.kind == op::linear ? l.in.h : l.kernel.h;
+  const int s_h = l.kind == op::linear ? 1 : l.stride.h;
+  auto in_rows = [&](int band) {
+    if (l.kind == op::linear) return l.in.h;
+    const int r = (band - 1) * s_h + k_h;
+    return r < l.in.h ? r : l.in.h;
+  };
+  const int th = lp.tile_h > 0 ? lp.tile_h : 1;
+  const int tc = lp.tile_c > 0 ? lp.tile_c : 1;
+  const bool has_w = W > 0;
+  // Sizes of each option, largest stripes first; returns true when it fits.
+  auto try_option = [&](bool w_striped, bool y_rows) -> bool {
+    // Row band: whole output unless rows are striped (or the input comes from L3, which
+    // needs a band too); the largest band (a multiple of the L1 row tile) that fits.
+    const bool banded = y_rows || input_in_l3;
+    for (int band = l.out.h; band >= 1;) {
+      const std::int64_t xb = input_in_l3 ? 2 * align4l(in_rows(band) * in_row) : align4l(X);
+      const std::int64_t yb = y_rows ? 2 * align4l(band * row_y) : align4l(Y);
+      // Weight stripe: the largest multiple of the L1 channel tile that fits.
+      std::int64_t wb = align4l(W);
+      int wc = l.out.c;
+      if (w_striped && has_w) {
+        // Among the stripes that fit, the one with the fewest modeled cycles: the first stripe
+        // is exposed, the rest overlap the loop nest (ties: the larger stripe).
+        const std::int64_t room = budget - prefetch - xb - yb;
+        wc = 0;
+        std::int64_t best = INT64_MAX;
+        for (int c = (l.out.c / tc) * tc; c >= tc; c -= tc) {
+          if (2 * align4l(c * per_channel_w) > room) continue;
+          const std::int64_t stripes = (l.out.c + c - 1) / c;
+          const std::int64_t all = cost::l3_cycles(p, W, stripes);
+          const std::int64_t t = (all > lp.l1_cycles ? all - lp.l1_cycles : 0) +
+                                 cost::l3_cycles(p, c * per_channel_w, 1);
+          if (t < best) best = t, wc = c;
+        }
+        if (wc == 0) wc = tc;  // does not fit: reported below
+        wb = 2 * align4l(wc * per_channel_w);
+      }
+      const std::int64_t total = xb + yb + (has_w ? wb : 0) + prefetch;
+      if (total <= budget) {
+        d.w = weights_in_l3 && has_w;
+        d.x = input_in_l3;
+        d.y = y_rows;
+        d.w_stripe_c = wc;
+        d.x_stripe_h = in_rows(banded ? band : l.out.h);
+        d.y_stripe_h = banded ? band : l.out.h;
+        d.l2_x = static_cast<int>(xb);
+        d.l2_w = has_w ? static_cast<int>(wb) : 0;
+        d.l2_y = static_cast<int>(yb);
+        return true;
+      }
+      if (!banded) break;
+      // Next smaller band: a multiple of the L1 row tile.
+      const int next = ((band - 1) / th) * th;
+      band = next >= 1 ? next : (band > 1 && th > band - 1 ? band - 1 : 0);
+      if (band > 0 && band < th && band != l.out.h) band = 0;
+    }
+    return false;
+  };
+  const bool can_stripe_w = has_w && weights_in_l3 && p.has_l3();
+  const bool can_rows = p.has_l3() && l.kind != op::linear;
+  if (try_option(false, false))
+    d.stage = input_in_l3 ? 2 : 1;
+  else if (can_stripe_w && try_option(true, false))
+    d.stage = 3;
+  else if (can_rows && try_option(false, true))
+    d.stage = 4;
+  else if (can_rows && can_stripe_w && try_option(true, true))
+    d.stage = 5;
+  else {
+    d.stage = 0;
+    // The least it would need: one L1 row tile per stripe, one channel tile per weight stripe.
+    const std::int64_t xb = input_in_l3 ? 2 * align4l(in_rows(th) * in_row) : align4l(X);
+    const std::int64_t yb = can_rows ? 2 * align4l(std::int64_t{th} * row_y) : align4l(Y);
+    const std::int64_t wb = can_stripe_w ? 2 * align4l(tc * per_channel_w) : align4l(W);
+    d.l2_x = static_cast<int>(xb + yb + wb + prefetch);
+    return d;
+  }
+  // L3 traffic: weights (reloaded per row band when both are striped), input and output.
+  const int bands = d.y_stripe_h > 0 ? (l.out.h + d.y_stripe_h - 1) / d.y_stripe_h : 1;
+  std::int64_t bytes = 0, transfers = 0, exposed = 0;
+  if (d.w) {
+    const int wstripes = d.w_stripe_c > 0 ? (l.out.c + d.w_stripe_c - 1) / d.w_stripe_c : 1;
+    const int reloads = d.stage == 5 ? bands : 1;
+    bytes += W * reloads;
+    transfers += std::int64_t{wstripes} * reloads;
+    // Whole weights are prefetched during the previous layer; a first stripe is not.
+    if (d.stage >= 3 && wstripes > 1)
+      exposed += cost::l3_cycles(p, d.w_stripe_c * per_channel_w, 1);
+  }
+  if (d.x) {
+    bytes += std::int64_t{bands} * in_rows(d.y_stripe_h) * in_row;
+    transfers += bands;
+    exposed += cost::l3_cycles(p, in_rows(d.y_stripe_h) * in_row, 1);
+  }
+  if (d.y) {
+    bytes += Y;
+    transfers += bands;
+    exposed += cost::l3_cycles(p, d.y_stripe_h * row_y, 1);
+  }
+  d.l3_bytes = bytes;
+  const std::int64_t l3 = cost::l3_cycles(p, bytes, transfers);
+  // Double-buffered stripes overlap the L1 loop nest; what does not fit behind it shows.
+  d.cycles = (l3 > lp.l1_cycles ? l3 - lp.l1_cycles : 0) + exposed;
+  return d;
+}
+
+/// Completes a network's plan from its layers' L1 plans: decides where weights live, runs the
+/// L3 cascade per layer, lays the L2 arena out as a bidirectional stack (each layer's output
+/// on the side opposite its input, the next layer's weights prefetched above it, residual
+/// outputs kept until their last consumer) and totals the cycles.
+constexpr network_summary finish_network(std::span<const layer> ls, const platform& p,
+                                         std::span<layer_plan> plans, std::span<layer_l2> l2) {
+  using plan_detail::align4l;
+  network_summary s;
+  const int n = static_cast<int>(ls.size());
+  const std::int64_t budget = p.l2_budget();
+  s.l2_budget = p.l2_budget();
+  s.l3_budget = p.l3_bytes;
+  for (int i = 0; i < n; ++i) {
+    const auto& lp = plans[static_cast<std::size_t>(i)];
+    if (!lp.fits) {
+      s.problem = plan_fault::l1;
+      s.layer = i;
+      s.needs = lp.l1_needed;
+      s.budget = lp.l1_budget;
+      return s;
+    }
+  }
+  // Weights stay in L2 for the whole run when there is no L3; otherwise they live in L3 and
+  // each layer's are brought in (prefetched) when it runs.
+  std::int64_t all_weights = 0;
+  for (const auto& l : ls) all_weights += align4l(plan_detail::weight_bytes(l));
+  s.weights_in_l3 = p.has_l3();
+  const std::int64_t resident = s.weights_in_l3 ? 0 : all_weights;
+
+  if (n > max_layers) {
+    s.problem = plan_fault::too_many_layers;
+    s.needs = n;
+    s.budget = max_layers;
+    return s;
+  }
+  // Lifetimes of outputs.
+  int last[max_layers] = {};
+  const int cap = n;
+  for (int i = 0; i < n; ++i) {
+    const int c = plan_detail::last_consumer(ls, i);
+    last[i] = c < 0 ? n - 1 : c;
+  }
+
+  // L3: every layer's weights first (when they live there), then outputs placed there.
+  std::int64_t l3_next = 0;
+  if (s.weights_in_l3) {
+    for (int i = 0; i < n; ++i) {
+      auto& e = l2[static_cast<std::size_t>(i)];
+      const std::int64_t wb = plan_detail::weight_bytes(ls[static_cast<std::size_t>(i)]);
+      e.l3_w = wb > 0 ? static_cast<int>(l3_next) : -1;
+      l3_next += align4l(wb);
+    }
+  }
+  // The cascade of a layer depends on the L2 buffer the next layer's weights take (prefetched
+  // while this one runs), which depends on the next layer's own cascade: iterate, starting
+  // from whole weights, and keep a prefetch only where the final sizes fit.
+  std::int64_t est_w[max_layers + 1] = {};
+  for (int i = 0; i < cap; ++i)
+    est_w[i] =
+        s.weights_in_l3 ? align4l(plan_detail::weight_bytes(ls[static_cast<std::size_t>(i)])) : 0;
+  const std::int64_t l3_acts = l3_next;
+  for (int pass = 0; pass < 3; ++pass) {
+    l3_next = l3_acts;
+    for (int i = 0; i < cap; ++i) {
+      const layer& l = ls[static_cast<std::size_t>(i)];
+      layer_plan& lp = plans[static_cast<std::size_t>(i)];
+      auto& e = l2[static_cast<std::size_t>(i)];
+      if (l.kind == op::input) {
+        lp.l3 = {};
+        lp.l3.stage = 1;
+        lp.l3.l2_y = align4l(l.output_bytes());
+        lp.l3.y_stripe_h = l.out.h;
+        lp.l3.prefetch_next = s.weights_in_l3 && i + 1 < n;
+        continue;
+      }
+      // Outputs alive across this step, other than this layer's inputs (residuals).
+      std::int64_t live = 0;
+      for (int j = 0; j < i; ++j) {
+        if (last[j] > i && j != l.src[0] && j != l.src[1] &&
+            !plans[static_cast<std::size_t>(j)].l3.y)
+          live += plans[static_cast<std::size_t>(j)].l3.l2_y;
+      }
+      const bool in_l3 = (l.src[0] >= 0 && plans[static_cast<std::size_t>(l.src[0])].l3.y) ||
+                         (l.src[1] >= 0 && plans[static_cast<std::size_t>(l.src[1])].l3.y);
+      const std::int64_t next_w = s.weights_in_l3 && i + 1 < n ? est_w[i + 1] : 0;
+      const std::int64_t room = budget - resident - live;
+      l3_decision d = l3_cascade(l, lp, p, in_l3, s.weights_in_l3, room, next_w);
+      d.prefetch_next = next_w > 0;
+      if (d.stage == 0 && next_w > 0) {
+        // The next layer's weights can also be fetched when it starts: retry without.
+        d = l3_cascade(l, lp, p, in_l3, s.weights_in_l3, room, 0);
+        d.prefetch_next = false;
+      }
+      if (d.stage == 0) {
+        s.problem = plan_fault::l2_layer;
+        s.layer = i;
+        s.needs = d.l2_x + resident + live;
+        s.budget = budget;
+        return s;
+      }
+      d.prefetch_bytes = d.prefetch_next ? static_cast<int>(next_w) : 0;
+      lp.l3 = d;
+      lp.cycles = lp.l1_cycles + d.cycles;
+      e.l3_y = -1;
+      if (d.y) {
+        e.l3_y = static_cast<int>(l3_next);
+        l3_next += align4l(l.output_bytes());
+      }
+    }
+    for (int i = 0; i < cap; ++i) est_w[i] = plans[static_cast<std::size_t>(i)].l3.l2_w;
+  }
+  // A prefetch decided with an estimate smaller than the final buffer is dropped.
+  for (int i = 0; i + 1 < cap; ++i) {
+    auto& d = plans[static_cast<std::size_t>(i)].l3;
+    if (d.prefetch_next && d.prefetch_bytes < plans[static_cast<std::size_t>(i + 1)].l3.l2_w)
+      d.prefetch_next = false;
+    if (!s.weights_in_l3 || plans[static_cast<std::size_t>(i + 1)].l3.l2_w == 0)
+      d.prefetch_next = false;
+  }
+  s.l3_used = l3_next;
+  if (p.has_l3() && l3_next > p.l3_bytes) {
+    s.problem = plan_fault::l3;
+    s.needs = l3_next;
+    s.budget = p.l3_bytes;
+    return s;
+  }
+
+  // Bidirectional stack. Each side is a LIFO of slots; freeing marks a slot dead and pops dead
+  // slots off the top. Pass 1 assigns low offsets and depths of high slots, pass 2 turns
+  // depths into offsets once the peak is known.
+  struct entry {
+    int layer;
+    int which;  // 0 x, 1 w, 2 y
+    int until;
+    int bytes;
+  };
+  entry side_stack[2][3 * max_layers + 2] = {};
+  int depth[2] = {0, 0}, top[2] = {0, 0};
+  int peak = static_cast<int>(resident);
+  auto slot_of = [&](int layer, int which) -> l2_slot& {
+    auto& e = l2[static_cast<std::size_t>(layer)];
+    return which == 0 ? e.x : which == 1 ? e.w : e.y;
+  };
+  auto push = [&](int side, int layer, int which, int bytes, int from, int until) {
+    l2_slot& sl = slot_of(layer, which);
+    sl.bytes = bytes;
+    sl.high = side == 1;
+    sl.from = from;
+    sl.until = until;
+    const int at = depth[side];
+    depth[side] += bytes;
+    sl.offset = side == 0 ? static_cast<int>(resident) + at : depth[side];  // high: depth for now
+    side_stack[side][top[side]++] = entry{layer, which, until, bytes};
+    const int used = static_cast<int>(resident) + depth[0] + depth[1];
+    if (used > peak) peak = used;
+  };
+  auto release = [&](int step) {
+    for (int side = 0; side < 2; ++side)
+      while (top[side] > 0 && side_stack[side][top[side] - 1].until < step) {
+        depth[side] -= side_stack[side][top[side] - 1].bytes;
+        --top[side];
+      }
+  };
+  int side_of_y[max_layers] = {};
+  int dory = 0;
+  for (int i = 0; i < cap; ++i) {
+    const layer& l = ls[static_cast<std::size_t>(i)];
+    const layer_plan& lp = plans[static_cast<std::size_t>(i)];
+    release(i);
+    const int in_side = l.src[0] >= 0 ? side_of_y[l.src[0]] : 1;
+    // Side choice: DORY puts a layer's output opposite its input so that the input can be
+    // popped when it dies. Generalised to residuals: a buffer goes where it nests, on a side
+    // whose top lives at least as long (the tightest such), else where the top lives longest;
+    // ties go opposite the input.
+    auto side_for = [&](int until) {
+      int best = 1 - in_side;
+      int best_key = 0;
+      for (int k = 0; k < 2; ++k) {
+        const int side = k == 0 ? 1 - in_side : in_side;
+        const int top_until = top[side] > 0 ? side_stack[side][top[side] - 1].until : 1 << 30;
+        // Nesting sides rank first (smaller top lifetime better), then the longest-lived top.
+        const int key = top_until >= until ? (1 << 30) - top_until + (1 << 29) : top_until;
+        if (k == 0 || key > best_key) best = side, best_key = key;
+      }
+      return best;
+    };
+    const int y_until = lp.l3.y ? i : last[i];
+    const int out_side = side_for(y_until);
+    side_of_y[i] = out_side;
+    if (lp.l3.l2_y > 0) push(out_side, i, 2, lp.l3.l2_y, i, y_until);
+    if (lp.l3.x && lp.l3.l2_x > 0) push(side_for(i), i, 0, lp.l3.l2_x, i, i);
+    // This layer's weights, unless the previous layer prefetched them.
+    const bool prefetched = i > 0 && plans[static_cast<std::size_t>(i - 1)].l3.prefetch_next;
+    if (s.weights_in_l3 && lp.l3.l2_w > 0 && !prefetched) push(side_for(i), i, 1, lp.l3.l2_w, i, i);
+    // The next layer's weights, fetched while this one runs.
+    if (lp.l3.prefetch_next) {
+      const layer_plan& nx = plans[static_cast<std::size_t>(i + 1)];
+      push(side_for(i + 1), i + 1, 1, nx.l3.l2_w, i, i + 1);
+    }
+    // DORY's bound: input + weights + next weights + output, plus other live outputs.
+    int live = 0;
+    for (int j = 0; j < i; ++j)
+      if (last[j] >= i && j != l.src[0] && j != l.src[1] &&
+          !plans[static_cast<std::size_t>(j)].l3.y)
+        live += plans[static_cast<std::size_t>(j)].l3.l2_y;
+    const int x =
+        l.src[0] >= 0
+            ? (lp.l3.x ? lp.l3.l2_x : plans[static_cast<std::size_t>(l.src[0])].l3.l2_y) +
+                  (l.src[1] >= 0 && !lp.l3.x ? plans[static_cast<std::size_t>(l.src[1])].l3.l2_y
+                                             : 0)
+            : 0;
+    const int wn = lp.l3.prefetch_next ? plans[static_cast<std::size_t>(i + 1)].l3.l2_w : 0;
+    const int b = x + (s.weights_in_l3 ? lp.l3.l2_w : 0) + wn + lp.l3.l2_y + live;
+    if (b > dory) dory = b;
+  }
+  for (int i = 0; i < cap; ++i) {
+    auto& e = l2[static_cast<std::size_t>(i)];
+    for (l2_slot* sl : {&e.x, &e.w, &e.y})
+      if (sl->offset >= 0 && sl->high) sl->offset = peak - sl->offset;
+  }
+  // Weights resident in L2 (no L3): at the bottom, alive throughout.
+  if (!s.weights_in_l3) {
+    int at = 0;
+    for (int i = 0; i < cap; ++i) {
+      const int wb = align4l(plan_detail::weight_bytes(ls[static_cast<std::size_t>(i)]));
+      if (wb == 0) continue;
+      auto& sl = l2[static_cast<std::size_t>(i)].w;
+      sl = {at, wb, false, 0, n - 1};
+      at += wb;
+      plans[static_cast<std::size_t>(i)].l3.l2_w = wb;
+    }
+  }
+  s.l2_peak = peak;
+  s.dory_bound = dory + static_cast<int>(resident);
+  if (peak > budget) {
+    s.problem = plan_fault::l2_arena;
+    s.needs = peak;
+    s.budget = budget;
+  }
+  for (int i = 0; i < n; ++i) {
+    s.cycles += plans[static_cast<std::size_t>(i)].cycles;
+    s.macs += plans[static_cast<std::size_t>(i)].macs;
+  }
+  return s;
+}
+
+/// A network's complete plan, for a fixed number of layers.
+template <std::size_t N>
+struct network_plan {
+  std::array<layer_plan, N> layers{};
+  std::array<layer_l2, N> l2{};
+  network_summary summary{};
+};
+
+/// Plans every layer and the network (usable at compile time and at run time).
+template <std::size_t N>
+constexpr network_plan<N> plan_network(const std::array<layer, N>& ls, const platform& p,
+                                       objective o = objective::model) {
+  network_plan<N> r;
+  for (std::size_t i = 0; i < N; ++i) r.layers[i] = plan_layer(ls[i], p, o);
+  r.summary = finish_network(ls, p, r.layers, r.l2);
+  return r;
+}
+
+namespace error {
+template <int Layer, auto Name, op Kind, std::int64_t NeedsBytes, std::int64_t L1BudgetBytes>
+struct layer_does_not_fit_in_l1 {
+  static_assert(Layer < 0,
+                "no tiling of this layer fits L1: even its smallest tiles need NeedsBytes, more "
+                "than the L1 budget (L1 minus core stacks)");
+};
+template <int Layer, auto Name, op Kind, std::int64_t NeedsBytes, std::int64_t L2BudgetBytes>
+struct layer_does_not_fit_in_l2 {
+  static_assert(Layer < 0,
+                "this layer's L2 buffers do not fit even with L3 stripes of one L1 tile: it "
+                "needs NeedsBytes of L2, more than the L2 budget (L2 minus the code reserve)");
+};
+template <std::int64_t PeakBytes, std::int64_t L2BudgetBytes>
+struct network_l2_arena_does_not_fit {
+  static_assert(PeakBytes < 0,
+                "the network's L2 arena (its buffers laid out as a bidirectional stack) peaks "
+                "above the L2 budget");
+};
+template <std::int64_t Layers, std::int64_t MaxLayers>
+struct network_has_more_layers_than_a_plan_holds {
+  static_assert(Layers < 0, "the planner handles at most ctile::max_layers layers");
+};
+template <std::int64_t NeedsBytes, std::int64_t L3Bytes>
+struct network_does_not_fit_in_l3 {
+  static_assert(NeedsBytes < 0, "the weights and activations placed in L3 exceed its size");
+};
+}  // namespace error
+
+namespace plan_detail {
+
+template <class Net, platform P, objective O, std::size_t I>
+inline constexpr layer_plan layer_plan_v = plan_layer(Net::layers[I], P, O);
+
+template <class Net, platform P, objective O, std::size_t... I>
+constexpr network_plan<Net::size> assemble(std::index_sequence<I...>) {
+  network_plan<Net::size> r;
+  r.layers = {layer_plan_v<Net, P, O, I>...};
+  r.summary = finish_network(Net::layers, P, r.layers, r.l2);
+  return r;
+}
+
+/// Instantiates the error that describes a failed plan (a no-op for a plan that fits).
+template <class Net, network_summary S>
+consteval bool report_plan() {
+  if constexpr (S.problem == plan_fault::l1 || S.problem == plan_fault::l2_layer) {
+    constexpr layer L = Net::layers[static_cast<std::size_t>(S.layer)];
+    constexpr fixed_string<L.name.size() + 1> name{L.name};
+    if constexpr (S.problem == plan_fault::l1)
+      (void)error::layer_does_not_fit_in_l1<S.layer, name, L.kind, S.needs, S.budget>{};
+    else
+      (void)error::layer_does_not_fit_in_l2<S.layer, name, L.kind, S.needs, S.budget>{};
+  } else if constexpr (S.problem == plan_fault::l2_arena) {
+    (void)error::network_l2_arena_does_not_fit<S.needs, S.budget>{};
+  } else if constexpr (S.problem == plan_fault::l3) {
+    (void)error::network_does_not_fit_in_l3<S.needs, S.budget>{};
+  } else if constexpr (S.problem == plan_fault::too_many_layers) {
+    (void)error::network_has_more_layers_than_a_plan_holds<S.needs, S.budget>{};
+  }
+  return S.ok();
+}
+
+template <class Net, platform P, objective O>
+struct plan_holder {
+  // Each layer is planned in a constant of its own, so layers of equal shape share the work.
+  static constexpr network_plan<Net::size> value =
+      assemble<Net, P, O>(std::make_index_sequence<Net::size>{});
+  static_assert(report_plan<Net, value.summary>(),
+                "the network does not fit the platform: the error above names the layer and "
+                "the bytes");
+};
+
+}  // namespace plan_detail
+
+/// The plan of network type `Net` on platform `P`, computed and checked at compile time.
+template <class Net, platform P, objective O = objective::model>
+inline constexpr const network_plan<Net::size>& plan_of =
+    plan_detail::plan_holder<Net, P, O>::value;
+
+}  // namespace ctile

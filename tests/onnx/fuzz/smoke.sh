@@ -1,0 +1,23 @@
+#!/bin/sh
+# Builds the fuzz target (clang-19, libFuzzer, ASan+UBSan) and runs it for a fixed number of
+# inputs from a fixed seed over a corpus of valid models. Usage: smoke.sh SRC BUILD CORPUS RUNS
+set -eu
+src=$1 build=$2 corpus=$3 runs=$4
+if ! command -v clang++-19 >/dev/null; then
+  echo "clang++-19 not found: fuzz smoke skipped"
+  exit 77
+fi
+cmake -S "$src" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build "$build" -j2
+mkdir -p "$build/corpus"
+cp "$corpus"/*/model_int.onnx "$build/corpus/" 2>/dev/null || true
+n=0
+for f in "$corpus"/*/model_int.onnx; do
+  n=$((n + 1))
+  cp "$f" "$build/corpus/seed$n.onnx"
+done
+rm -f "$build/corpus/model_int.onnx"
+mkdir -p "$build/work"
+ASAN_OPTIONS=detect_leaks=1 "$build/fuzz_import" -seed=1 -runs="$runs" -max_len=65536 \
+  -max_total_time=25 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  "$build/work" "$build/corpus"
