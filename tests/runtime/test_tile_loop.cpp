@@ -86,10 +86,11 @@ outcome run_tiled(const layer& l, const layer_plan& p, const layer_data& d,
   v.x = in;
   v.x2 = in2;
   v.y = out;
-  v.w = w;
-  v.bias = d.bias.empty() ? nullptr : bias;
-  v.kappa = d.kappa.empty() ? nullptr : kappa;
-  v.lambda = d.lambda.empty() ? nullptr : lambda;
+  const auto bytes = [](const void* p) { return static_cast<const std::uint8_t*>(p); };
+  v.w = bytes(w);
+  v.bias = d.bias.empty() ? nullptr : bytes(bias);
+  v.kappa = d.kappa.empty() ? nullptr : bytes(kappa);
+  v.lambda = d.lambda.empty() ? nullptr : bytes(lambda);
   v.row_end = l.out.h;
   v.c_end = l.out.c;
   schedule::run_tiles(env, l, p, kernels::plan_for(l, d.params()), v,

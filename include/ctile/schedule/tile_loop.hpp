@@ -29,10 +29,10 @@ struct l2_operands {
   int x_row0 = 0;
   std::uint8_t* y = nullptr;
   int y_row0 = 0;
-  const std::int8_t* w = nullptr;
-  const std::int32_t* bias = nullptr;
-  const std::int32_t* kappa = nullptr;
-  const std::int32_t* lambda = nullptr;
+  const std::uint8_t* w = nullptr;       ///< int8 weights, as bytes
+  const std::uint8_t* bias = nullptr;    ///< int32 values, as bytes (L2 copies need no alignment)
+  const std::uint8_t* kappa = nullptr;
+  const std::uint8_t* lambda = nullptr;
   int w_c0 = 0;
   int row_begin = 0, row_end = 0;
   int c_begin = 0, c_end = 0;
@@ -179,12 +179,11 @@ void run_tiles(Env& env, const layer& L, const layer_plan& P, const kernels::req
     const int cn = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
     const int rel = c0 - v.w_c0;
     copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b],
-             reinterpret_cast<const std::uint8_t*>(v.w) + static_cast<std::ptrdiff_t>(rel) * wpc, 1,
-             1, cn * wpc, cn * wpc, cn * wpc);
-    const auto params = [&](int off, const std::int32_t* src) {
+             v.w + static_cast<std::ptrdiff_t>(rel) * wpc, 1, 1, cn * wpc, cn * wpc, cn * wpc);
+    const auto params = [&](int off, const std::uint8_t* src) {
       if (off >= 0)
-        copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.kl[b] + off,
-                 reinterpret_cast<const std::uint8_t*>(src + rel), 1, 1, 4 * cn, 4 * cn, 4 * cn);
+        copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.kl[b] + off, src + 4 * rel, 1, 1,
+                 4 * cn, 4 * cn, 4 * cn);
     };
     params(klo.bias, v.bias);
     params(klo.kappa, v.kappa);
