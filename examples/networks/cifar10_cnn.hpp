@@ -4,15 +4,18 @@
 
 #include <ctile/ctile.hpp>
 
+#include "common/synthetic.hpp"
+
 namespace ctile::examples {
 
-using cifar10_cnn = network<input(32, 32, 3),                          //
-                            conv2d(32, 3).same().bn().named("conv1"),  //
-                            conv2d(32, 3).same().bn().named("conv2"),  //
-                            maxpool(2).named("pool1"),                 //
-                            conv2d(64, 3).same().bn().named("conv3"),  //
-                            conv2d(64, 3).same().bn().named("conv4"),  //
-                            maxpool(2).named("pool2"),                 //
-                            linear(10).with_bias().raw().named("fc")>;
+using cifar10_cnn =
+    network<input(32, 32, 3),                                                           //
+            conv2d(32, 3).same().bn().requantized(1, divisor_for(27)).named("conv1"),   //
+            conv2d(32, 3).same().bn().requantized(1, divisor_for(288)).named("conv2"),  //
+            maxpool(2).named("pool1"),                                                  //
+            conv2d(64, 3).same().bn().requantized(1, divisor_for(288)).named("conv3"),  //
+            conv2d(64, 3).same().bn().requantized(1, divisor_for(576)).named("conv4"),  //
+            maxpool(2).named("pool2"),                                                  //
+            linear(10).with_bias().raw().named("fc")>;
 
 }  // namespace ctile::examples

@@ -5,21 +5,32 @@
 
 #include <ctile/ctile.hpp>
 
+#include "common/synthetic.hpp"
+
 namespace ctile::examples {
 
-using resnet_small = network<input(32, 32, 3),                                                //
-                             conv2d(16, 3).same().bn().named("stem"),                         //
-                             conv2d(16, 3).same().bn().named("b1_conv1"),                     //
-                             conv2d(16, 3).same().bn().named("b1_conv2"),                     //
-                             add("stem").named("b1_add"),                                     //
-                             conv2d(16, 3).same().bn().named("b2_conv1"),                     //
-                             conv2d(16, 3).same().bn().named("b2_conv2"),                     //
-                             add("b1_add").named("b2_add"),                                   //
-                             conv2d(32, 3).strides(2).padded(1).bn().named("b3_conv1"),       //
-                             conv2d(32, 3).same().bn().named("b3_conv2"),                     //
-                             conv2d(32, 1).strides(2).bn().from("b2_add").named("b3_short"),  //
-                             add("b3_conv2").named("b3_add"),                                 //
-                             global_avgpool().named("pool"),                                  //
-                             linear(10).with_bias().raw().named("fc")>;
+/// Residual inputs are halved before the sum, so the sum stays in range.
+inline constexpr rescale half{1, 0, 1, false};
+
+using resnet_small = network<
+    input(32, 32, 3),                                                                            //
+    conv2d(16, 3).same().bn().requantized(1, divisor_for(27)).named("stem"),                     //
+    conv2d(16, 3).same().bn().requantized(1, divisor_for(144)).named("b1_conv1"),                //
+    conv2d(16, 3).same().bn().requantized(1, divisor_for(144)).named("b1_conv2"),                //
+    add("stem").scaled(0, half).scaled(1, half).named("b1_add"),                                 //
+    conv2d(16, 3).same().bn().requantized(1, divisor_for(144)).named("b2_conv1"),                //
+    conv2d(16, 3).same().bn().requantized(1, divisor_for(144)).named("b2_conv2"),                //
+    add("b1_add").scaled(0, half).scaled(1, half).named("b2_add"),                               //
+    conv2d(32, 3).strides(2).padded(1).bn().requantized(1, divisor_for(144)).named("b3_conv1"),  //
+    conv2d(32, 3).same().bn().requantized(1, divisor_for(288)).named("b3_conv2"),                //
+    conv2d(32, 1)
+        .strides(2)
+        .bn()
+        .requantized(1, divisor_for(16))
+        .from("b2_add")
+        .named("b3_short"),                                           //
+    add("b3_conv2").scaled(0, half).scaled(1, half).named("b3_add"),  //
+    global_avgpool().named("pool"),                                   //
+    linear(10).with_bias().raw().named("fc")>;
 
 }  // namespace ctile::examples

@@ -25,12 +25,13 @@ namespace ctile::schedule {
 /// [row_begin, row_end) and channels [c_begin, c_end), which must align to the plan's tiles.
 struct l2_operands {
   const std::uint8_t* x = nullptr;
-  const std::uint8_t* x2 = nullptr;  ///< add: the second input, same rows as `x`
+  const std::uint8_t* x2 = nullptr;  ///< add: the second input; its row `x2_row0` at `x2`
   int x_row0 = 0;
+  int x2_row0 = 0;
   std::uint8_t* y = nullptr;
   int y_row0 = 0;
-  const std::uint8_t* w = nullptr;       ///< int8 weights, as bytes
-  const std::uint8_t* bias = nullptr;    ///< int32 values, as bytes (L2 copies need no alignment)
+  const std::uint8_t* w = nullptr;     ///< int8 weights, as bytes
+  const std::uint8_t* bias = nullptr;  ///< int32 values, as bytes (L2 copies need no alignment)
   const std::uint8_t* kappa = nullptr;
   const std::uint8_t* lambda = nullptr;
   int w_c0 = 0;
@@ -157,8 +158,9 @@ void run_tiles(Env& env, const layer& L, const layer_plan& P, const kernels::req
       copy_box(dma, xs[b], dma_dir::l2_to_l1, l1 + P.l1.x[b], v.x, 1, 1, n, n, n);
       return;
     }
-    const std::size_t origin = static_cast<std::size_t>(r.y.in_begin - v.x_row0) * row +
-                               static_cast<std::size_t>(r.x.in_begin) * pixel + r.cin_begin;
+    const std::size_t col = static_cast<std::size_t>(r.x.in_begin) * pixel + r.cin_begin;
+    const std::size_t origin = static_cast<std::size_t>(r.y.in_begin - v.x_row0) * row + col;
+    const std::size_t origin2 = static_cast<std::size_t>(r.y.in_begin - v.x2_row0) * row + col;
     if (chw_input) {  // HWC in L2 -> CHW in L1, one strided transfer per channel
       const int plane = r.y.in_size * r.x.in_size;
       for (int ch = 0; ch < r.cin_size; ++ch)
@@ -169,7 +171,7 @@ void run_tiles(Env& env, const layer& L, const layer_plan& P, const kernels::req
     copy_box(dma, xs[b], dma_dir::l2_to_l1, l1 + P.l1.x[b], v.x + origin, r.y.in_size, r.x.in_size,
              r.cin_size, pixel, row);
     if (L.kind == op::add)
-      copy_box(dma, x2s[b], dma_dir::l2_to_l1, l1 + P.l1.x2[b], v.x2 + origin, r.y.in_size,
+      copy_box(dma, x2s[b], dma_dir::l2_to_l1, l1 + P.l1.x2[b], v.x2 + origin2, r.y.in_size,
                r.x.in_size, r.cin_size, pixel, row);
   };
   const auto load_w = [&](int ic, int b) {
@@ -182,8 +184,8 @@ void run_tiles(Env& env, const layer& L, const layer_plan& P, const kernels::req
              v.w + static_cast<std::ptrdiff_t>(rel) * wpc, 1, 1, cn * wpc, cn * wpc, cn * wpc);
     const auto params = [&](int off, const std::uint8_t* src) {
       if (off >= 0)
-        copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.kl[b] + off, src + 4 * rel, 1, 1,
-                 4 * cn, 4 * cn, 4 * cn);
+        copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.kl[b] + off, src + 4 * rel, 1, 1, 4 * cn,
+                 4 * cn, 4 * cn);
     };
     params(klo.bias, v.bias);
     params(klo.kappa, v.kappa);

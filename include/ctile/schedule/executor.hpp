@@ -1,0 +1,379 @@
+// The network executor: every layer's L3 -> L2 staging (weights streamed by output-channel
+// stripes, activations by row stripes with their halo, double-buffered against the L2 <-> L1
+// loop nest; the next layer's weights prefetched while a layer runs) around its tile loops, on
+// the L2 arena the plan laid out as a bidirectional stack. No heap: the caller provides the L1
+// and L2 memory, sized by the plan.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <type_traits>
+
+#include "ctile/hal/l3_memory.hpp"
+#include "ctile/kernels/ranges.hpp"
+#include "ctile/network/network.hpp"
+#include "ctile/plan/network_plan.hpp"
+#include "ctile/schedule/tile_loop.hpp"
+
+namespace ctile::schedule {
+
+/// What a per-layer hook receives: the layer's index and where its whole output is, in L2
+/// (`l2`, non-null) or, when the plan streamed it out by row stripes, in L3 at `l3_offset`.
+struct layer_output {
+  int index = 0;
+  const std::uint8_t* l2 = nullptr;
+  std::int64_t l3_offset = -1;
+  std::int64_t bytes = 0;
+};
+
+/// The default hook: does nothing, and the executor emits nothing for it.
+struct no_hook {
+  constexpr void operator()(const layer_output&) const {}
+};
+
+/// Where a layer's weights and per-channel parameters sit in L3 (or in the resident L2 area):
+/// [weights][bias][kappa][lambda], each array whole; offsets from the layer's base.
+struct weight_image {
+  std::int64_t weights = 0, bias = -1, kappa = -1, lambda = -1, bytes = 0;
+};
+constexpr weight_image weight_image_of(const layer& l) {
+  weight_image w;
+  std::int64_t at = l.weight_count();
+  const std::int64_t c4 = std::int64_t{4} * l.channel_params();
+  if (l.bias) w.bias = at, at += c4;
+  if (l.batchnorm) {
+    w.kappa = at, at += c4;
+    w.lambda = at, at += c4;
+  }
+  w.bytes = at;
+  return w;
+}
+
+/// Copies every layer's constant data where the plan wants it: into L3 at the plan's offsets
+/// (when weights live in L3), else into the resident area at the bottom of the L2 arena.
+/// Firmware that flashes L3 with this image, or links the data at those L2 offsets, skips it.
+template <std::size_t N>
+void stage_weights(const std::array<layer, N>& ls, const network_plan<N>& plan,
+                   std::span<const layer_params> params, std::uint8_t* l2, std::uint8_t* l3) {
+  for (std::size_t i = 0; i < N; ++i) {
+    const layer& l = ls[i];
+    if (!l.has_weights()) continue;
+    const layer_l2& s = plan.l2[i];
+    std::uint8_t* base = s.l3_w >= 0 ? l3 + s.l3_w : l2 + s.w.offset;
+    const weight_image img = weight_image_of(l);
+    const layer_params& p = params[i];
+    const auto put = [&](std::int64_t off, const void* src, std::size_t n) {
+      if (off < 0 || n == 0) return;
+      const auto* b = static_cast<const std::uint8_t*>(src);
+      for (std::size_t k = 0; k < n; ++k) base[static_cast<std::size_t>(off) + k] = b[k];
+    };
+    put(img.weights, p.weights.data(), p.weights.size());
+    put(img.bias, p.bias.data(), 4 * p.bias.size());
+    put(img.kappa, p.kappa.data(), 4 * p.kappa.size());
+    put(img.lambda, p.lambda.data(), 4 * p.lambda.size());
+  }
+}
+
+namespace detail {
+
+/// L3 transfers in flight for one buffer (a few commands: weights come in up to four).
+template <hal::l3_memory M>
+struct l3_slot {
+  typename M::read_handle r[4]{};
+  int n = 0;
+  typename M::write_handle w{};
+  bool writing = false;
+  void read(M& m, void* l2, std::int64_t addr, std::int64_t bytes) {
+    if (bytes <= 0) return;
+    m.read(l2, static_cast<std::uint32_t>(addr), static_cast<std::uint32_t>(bytes), r[n++]);
+  }
+  void write(M& m, std::int64_t addr, void* l2, std::int64_t bytes) {
+    m.write(static_cast<std::uint32_t>(addr), l2, static_cast<std::uint32_t>(bytes), w);
+    writing = true;
+  }
+  void wait(M& m) {
+    for (int k = 0; k < n; ++k) m.wait(r[k]);
+    n = 0;
+    if (writing) m.wait(w);
+    writing = false;
+  }
+};
+
+constexpr std::int64_t align4(std::int64_t b) {
+  return (b + 3) & ~std::int64_t{3};
+}
+
+}  // namespace detail
+
+/// Everything the executor needs about the network around one layer.
+struct layer_context {
+  const layer* l = nullptr;
+  const layer_plan* p = nullptr;
+  const layer_l2* s = nullptr;
+  const layer_l2* src_s[2] = {nullptr, nullptr};    ///< the producers' L2/L3 placement
+  const layer_plan* src_p[2] = {nullptr, nullptr};  ///< the producers' plans
+  const layer* next = nullptr;                      ///< the next layer (for the prefetch)
+  const layer_l2* next_s = nullptr;
+  bool weights_prefetched = false;  ///< the previous step loaded this layer's whole weights
+  bool prefetch_next = false;       ///< this layer loads the next layer's whole weights
+  kernels::requant_plan quant{};
+};
+
+/// Runs one layer: its L3 staging around its L2 <-> L1 loop nest. `prefetch` carries the
+/// transfer of the next layer's whole weights from one layer to the next.
+template <class Env, hal::l3_memory M>
+void run_layer(Env& env, M& l3, const layer_context& c, std::uint8_t* l1, std::uint8_t* l2,
+               detail::l3_slot<M>& prefetch) {
+  const layer& L = *c.l;
+  const layer_plan& P = *c.p;
+  const layer_l2& S = *c.s;
+  const l3_decision& d = P.l3;
+  const int ebytes = L.output_bytes_per_element();
+  const std::int64_t row_y = std::int64_t{L.out.w} * L.out.c * ebytes;
+  const std::int64_t row_x = std::int64_t{L.in.w} * L.in.c;
+  const weight_image img = weight_image_of(L);
+  const int wpc = weights_per_channel(L);
+
+  // The whole weights: prefetched by the previous layer, resident in L2, or loaded now.
+  // Channel stripes are streamed below.
+  const bool w_whole = !d.w || d.w_stripe_c >= L.out.c;
+  prefetch.wait(l3);
+  if (d.w && w_whole && !c.weights_prefetched && S.w.offset >= 0) {
+    detail::l3_slot<M> now;
+    now.read(l3, l2 + S.w.offset, S.l3_w, img.bytes);
+    now.wait(l3);
+  }
+  // Start the next layer's prefetch now: it overlaps this whole layer.
+  if (c.prefetch_next) {
+    const weight_image nimg = weight_image_of(*c.next);
+    prefetch.read(l3, l2 + c.next_s->w.offset, c.next_s->l3_w, nimg.bytes);
+  }
+
+  // Row bands (one when the output and input stay whole in L2) and channel stripes.
+  const int band_h = d.y_stripe_h > 0 ? d.y_stripe_h : L.out.h;
+  const int bands = L.kind == op::linear ? 1 : tiles_of(L.out.h, band_h);
+  const int stripe_c = w_whole ? L.out.c : d.w_stripe_c;
+  const int stripes = tiles_of(L.out.c, stripe_c);
+  const int jobs = bands * stripes;
+
+  // Input: per source, from its producer's L2 output, or staged from L3 by row stripes.
+  const std::int64_t x_half = d.x ? detail::align4(d.l2_x / 2) : 0;
+  const auto x_from_l3 = [&](int k) { return c.src_s[k] != nullptr && c.src_s[k]->l3_y >= 0; };
+  const auto band_rows = [&](int b) {
+    if (L.kind == op::linear) return axis_tile{0, 1, 0, L.in.h, 0, 0};
+    return tile_axis(L.in.h, L.out.h, L.kernel.h, L.stride.h, L.pad.t, band_h, b);
+  };
+  detail::l3_slot<M> xin[2], win[2], yout[2];
+  const auto load_band = [&](int b, int half) {
+    const axis_tile r = band_rows(b);
+    std::uint8_t* dst = l2 + S.x.offset + half * x_half;
+    const std::int64_t bytes = std::int64_t{r.in_size} * row_x;
+    for (int k = 0; k < L.inputs(); ++k)
+      if (x_from_l3(k))
+        xin[half].read(l3, dst + k * bytes, c.src_s[k]->l3_y + r.in_begin * row_x, bytes);
+  };
+  const std::int64_t w_half = d.w && !w_whole ? detail::align4(d.l2_w / 2) : 0;
+  const auto load_stripe = [&](int st, int half) {
+    const int c0 = st * stripe_c;
+    const int cn = L.out.c - c0 < stripe_c ? L.out.c - c0 : stripe_c;
+    std::uint8_t* dst = l2 + S.w.offset + half * w_half;
+    win[half].read(l3, dst, S.l3_w + std::int64_t{c0} * wpc, std::int64_t{cn} * wpc);
+    std::int64_t at = std::int64_t{cn} * wpc;
+    for (std::int64_t off : {img.bias, img.kappa, img.lambda}) {
+      if (off < 0) continue;
+      win[half].read(l3, dst + at, S.l3_w + off + 4 * std::int64_t{c0}, 4 * std::int64_t{cn});
+      at += 4 * std::int64_t{cn};
+    }
+  };
+  const std::int64_t y_half = d.y ? detail::align4(d.l2_y / 2) : 0;
+
+  const bool any_x_l3 = d.x && (x_from_l3(0) || (L.inputs() > 1 && x_from_l3(1)));
+  const bool stream_w = d.w && !w_whole;
+  int xh = 0, wh = 0, yh = 0;
+  if (any_x_l3) load_band(0, 0);
+  if (stream_w) load_stripe(0, 0);
+  for (int j = 0; j < jobs; ++j) {
+    const int b = j / stripes, st = j % stripes;
+    const int nb = (j + 1) / stripes, nst = (j + 1) % stripes;
+    if (any_x_l3) xin[xh].wait(l3);
+    if (stream_w) win[wh].wait(l3);
+    // Prefetch the next job's input band and weight stripe into the other halves.
+    if (j + 1 < jobs) {
+      if (any_x_l3 && nb != b) load_band(nb, 1 - xh);
+      if (stream_w && nst != st) load_stripe(nst, 1 - wh);
+    }
+    if (st == 0 && d.y) yout[yh].wait(l3);  // the band buffer's previous write to L3
+
+    const axis_tile r = band_rows(b);
+    l2_operands v;
+    for (int k = 0; k < L.inputs(); ++k) {
+      const std::uint8_t* src;
+      int row0;
+      if (x_from_l3(k)) {
+        src = l2 + S.x.offset + xh * x_half + k * std::int64_t{r.in_size} * row_x;
+        row0 = r.in_begin;
+      } else {
+        src = l2 + c.src_s[k]->y.offset;
+        row0 = 0;
+      }
+      (k == 0 ? v.x : v.x2) = src;
+      (k == 0 ? v.x_row0 : v.x2_row0) = row0;
+    }
+    v.row_begin = L.kind == op::linear ? 0 : b * band_h;
+    v.row_end = L.kind == op::linear ? 1 : (b + 1) * band_h < L.out.h ? (b + 1) * band_h : L.out.h;
+    v.c_begin = st * stripe_c;
+    v.c_end = (st + 1) * stripe_c < L.out.c ? (st + 1) * stripe_c : L.out.c;
+    if (d.y) {
+      v.y = l2 + S.y.offset + yh * y_half;
+      v.y_row0 = v.row_begin;
+    } else {
+      v.y = l2 + S.y.offset;
+      v.y_row0 = 0;
+    }
+    if (L.has_weights()) {
+      const std::uint8_t* wb = l2 + S.w.offset + (stream_w ? wh * w_half : 0);
+      const int cn = stream_w ? v.c_end - v.c_begin : L.out.c;
+      v.w = wb;
+      v.w_c0 = stream_w ? v.c_begin : 0;
+      std::int64_t at = stream_w ? std::int64_t{cn} * wpc : img.weights + L.weight_count();
+      const auto next = [&](std::int64_t off) -> const std::uint8_t* {
+        if (off < 0) return nullptr;
+        const std::uint8_t* p = stream_w ? wb + at : wb + off;
+        if (stream_w) at += 4 * std::int64_t{cn};
+        return p;
+      };
+      v.bias = next(img.bias);
+      v.kappa = next(img.kappa);
+      v.lambda = next(img.lambda);
+    }
+    run_tiles(env, L, P, c.quant, v, l1);
+
+    if (stream_w && nst != st) wh = 1 - wh;
+    if (any_x_l3 && nb != b) xh = 1 - xh;
+    // A finished band goes to L3.
+    if (d.y && (st + 1 == stripes)) {
+      const std::int64_t rows = v.row_end - v.row_begin;
+      yout[yh].write(l3, S.l3_y + v.row_begin * row_y, v.y, rows * row_y);
+      yh = 1 - yh;
+    }
+  }
+  yout[0].wait(l3);
+  yout[1].wait(l3);
+}
+
+/// Whether step `i` loads the next layer's weights while it runs: when the plan says so and
+/// the next layer takes its weights whole from L3 (a layer streaming channel stripes loads its
+/// own, double-buffered).
+template <std::size_t N>
+constexpr bool prefetches(const std::array<layer, N>& ls, const network_plan<N>& plan,
+                          std::size_t i) {
+  if (i + 1 >= N || !plan.layers[i].l3.prefetch_next) return false;
+  const l3_decision& n = plan.layers[i + 1].l3;
+  return plan.l2[i + 1].l3_w >= 0 && n.w && n.w_stripe_c >= ls[i + 1].out.c;
+}
+
+/// Runs a planned network on `env` (DMA, cluster, checks) with L3 `l3`. The network input
+/// must be in place (input_l2 / input_l3 give where); `hook` sees every layer's output.
+template <class Env, hal::l3_memory M, std::size_t N, class Hook = no_hook>
+void run_network(Env& env, M& l3, const std::array<layer, N>& ls, const network_plan<N>& plan,
+                 std::span<const kernels::requant_plan> quant, std::uint8_t* l1, std::uint8_t* l2,
+                 Hook&& hook = {}) {
+  detail::l3_slot<M> prefetch;
+  for (std::size_t i = 0; i < N; ++i) {
+    const layer& l = ls[i];
+    if (l.kind == op::input) {
+      if (prefetches(ls, plan, i))
+        prefetch.read(l3, l2 + plan.l2[i + 1].w.offset, plan.l2[i + 1].l3_w,
+                      weight_image_of(ls[i + 1]).bytes);
+      if constexpr (!std::is_same_v<std::remove_cvref_t<Hook>, no_hook>)
+        hook(layer_output{static_cast<int>(i), l2 + plan.l2[i].y.offset, -1, l.output_bytes()});
+      continue;
+    }
+    layer_context c;
+    c.l = &l;
+    c.p = &plan.layers[i];
+    c.s = &plan.l2[i];
+    for (int k = 0; k < l.inputs(); ++k) {
+      c.src_s[k] = &plan.l2[static_cast<std::size_t>(l.src[k])];
+      c.src_p[k] = &plan.layers[static_cast<std::size_t>(l.src[k])];
+    }
+    if (i + 1 < N) {
+      c.next = &ls[i + 1];
+      c.next_s = &plan.l2[i + 1];
+    }
+    c.weights_prefetched = prefetches(ls, plan, i - 1);
+    c.prefetch_next = prefetches(ls, plan, i);
+    c.quant = quant[i];
+    run_layer(env, l3, c, l1, l2, prefetch);
+    if constexpr (!std::is_same_v<std::remove_cvref_t<Hook>, no_hook>) {
+      const layer_l2& s = plan.l2[i];
+      if (s.l3_y >= 0)
+        hook(layer_output{static_cast<int>(i), nullptr, s.l3_y, l.output_bytes()});
+      else
+        hook(layer_output{static_cast<int>(i), l2 + s.y.offset, -1, l.output_bytes()});
+    }
+  }
+  prefetch.wait(l3);
+}
+
+}  // namespace ctile::schedule
+
+namespace ctile {
+
+/// A network type planned for a platform, ready to run: the plan (checked at compile time),
+/// the memory it needs, and `run`. Each layer's loop nest is emitted with that layer's shape
+/// and plan as constants.
+template <network_type Net, platform Plat, objective O = objective::model>
+struct executor {
+  static constexpr const network_plan<Net::size>& plan = plan_of<Net, Plat, O>;
+
+  /// L1 bytes the largest layer's tile buffers take (the caller's L1 buffer size).
+  static constexpr int required_l1_bytes = [] {
+    int m = 4;
+    for (const auto& lp : plan.layers) m = lp.l1.total > m ? lp.l1.total : m;
+    return m;
+  }();
+  /// L2 arena bytes (the bidirectional stack's peak, resident weights included).
+  static constexpr int required_l2_bytes = plan.summary.l2_peak > 4 ? plan.summary.l2_peak : 4;
+  /// L3 bytes: weights (when they live there) and activations streamed through it.
+  static constexpr std::int64_t required_l3_bytes = plan.summary.l3_used;
+
+  static_assert(required_l1_bytes <= Plat.l1_budget(),
+                "The plan's tile buffers exceed the platform's L1 budget.");
+  static_assert(required_l2_bytes <= Plat.l2_budget(),
+                "The plan's L2 arena exceeds the platform's L2 budget.");
+
+  /// Where the caller puts the network input: an offset in the L2 arena, or (when the plan
+  /// streams it from L3) in L3.
+  static constexpr int input_l2_offset = plan.l2[0].l3_y >= 0 ? -1 : plan.l2[0].y.offset;
+  static constexpr int input_l3_offset = plan.l2[0].l3_y;
+  /// Where the network output is after `run`.
+  static constexpr int output_l2_offset =
+      plan.l2[Net::size - 1].l3_y >= 0 ? -1 : plan.l2[Net::size - 1].y.offset;
+  static constexpr int output_l3_offset = plan.l2[Net::size - 1].l3_y;
+
+  using quant_plans = std::array<kernels::requant_plan, Net::size>;
+
+  /// The exact requantization of every layer, proven over the ranges its data implies.
+  static quant_plans prepare(const typename Net::params& p) {
+    quant_plans q{};
+    for (std::size_t i = 0; i < Net::size; ++i) q[i] = kernels::plan_for(Net::layers[i], p[i]);
+    return q;
+  }
+
+  /// Copies the constant data to where the plan wants it (L3 image, or resident L2).
+  static void stage(const typename Net::params& p, std::uint8_t* l2, std::uint8_t* l3) {
+    schedule::stage_weights(Net::layers, plan, p, l2, l3);
+  }
+
+  /// Runs the network: `l1` of required_l1_bytes, `l2` of required_l2_bytes, `l3` an L3 HAL.
+  template <class Env, hal::l3_memory M, class Hook = schedule::no_hook>
+  static void run(Env& env, M& l3, const quant_plans& q, std::uint8_t* l1, std::uint8_t* l2,
+                  Hook&& hook = {}) {
+    schedule::run_network(env, l3, Net::layers, plan, q, l1, l2, static_cast<Hook&&>(hook));
+  }
+};
+
+}  // namespace ctile

@@ -1,0 +1,158 @@
+// Whole networks through the executor on the host's simulated memory and DMA: every layer's
+// output, value by value, against the reference; with GAP-8's budgets, with a tiny L1 (many
+// tiles and border tiles), and with a small L2 (every L3 stage); no checker violation.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <ctile/ctile.hpp>
+#include <ctile/hal/host.hpp>
+#include <ctile/platform/gap8.hpp>
+#include <ctile/reference/reference.hpp>
+#include <ctile/schedule/executor.hpp>
+#include <ctile/schedule/sim_checks.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/synthetic.hpp"
+#include "networks/cifar10_cnn.hpp"
+#include "networks/residual.hpp"
+
+namespace {
+
+using namespace ctile;
+
+template <class Net>
+const examples::synthetic<Net>& data() {
+  static const auto d = std::make_unique<examples::synthetic<Net>>(7);
+  return *d;
+}
+
+struct run_result {
+  std::vector<reference::values> outputs;
+  std::vector<std::string> problems;
+  hal::traffic traffic{};
+};
+
+template <class Net, platform Plat>
+run_result run_on_host(hal::completion mode, std::uint64_t seed) {
+  using E = executor<Net, Plat>;
+  const auto& d = data<Net>();
+  hal::sim_memory mem({mode, seed, 0.5, false});
+  auto l1 = mem.arena(hal::mem_level::l1, static_cast<std::size_t>(E::required_l1_bytes), "L1");
+  auto l2 = mem.arena(hal::mem_level::l2, static_cast<std::size_t>(E::required_l2_bytes), "L2");
+  hal::host_l3 l3(mem,
+                  static_cast<std::size_t>(E::required_l3_bytes > 0 ? E::required_l3_bytes : 4));
+  auto* l2p = reinterpret_cast<std::uint8_t*>(l2.data());
+  auto* l3p = reinterpret_cast<std::uint8_t*>(l3.data().data());
+  E::stage(d.params, l2p, l3p);
+  std::uint8_t* in = E::input_l2_offset >= 0 ? l2p + E::input_l2_offset : l3p + E::input_l3_offset;
+  std::memcpy(in, d.input.data(), d.input.size());
+
+  run_result r;
+  r.outputs.resize(Net::size);
+  hal::host_dma dma(mem);
+  hal::host_cluster cluster(Plat.cores);
+  schedule::exec_env<hal::host_dma, hal::host_cluster, schedule::sim_checks> env{
+      dma, cluster, {&mem, &r.problems}, Plat.cores};
+  const auto q = E::prepare(d.params);
+  E::run(env, l3, q, reinterpret_cast<std::uint8_t*>(l1.data()), l2p,
+         [&](const schedule::layer_output& o) {
+           const layer& l = Net::layers[static_cast<std::size_t>(o.index)];
+           const std::uint8_t* p = o.l2 != nullptr ? o.l2 : l3p + o.l3_offset;
+           auto& v = r.outputs[static_cast<std::size_t>(o.index)];
+           v.resize(static_cast<std::size_t>(l.out.elements()));
+           for (std::size_t k = 0; k < v.size(); ++k) {
+             if (l.output() == output_kind::i32) {
+               std::int32_t x;
+               std::memcpy(&x, p + 4 * k, 4);
+               v[k] = x;
+             } else {
+               v[k] = p[k];
+             }
+           }
+         });
+  mem.finish();
+  for (const auto& viol : mem.violations()) r.problems.push_back(viol.text);
+  r.traffic = mem.counters();
+  return r;
+}
+
+template <class Net, platform Plat>
+void check_network(const char* what) {
+  const auto& d = data<Net>();
+  const auto expected = reference::run(
+      Net::layers, d.params, std::span<const std::uint8_t>(d.input.data(), d.input.size()));
+  for (auto mode : {hal::completion::at_wait, hal::completion::random}) {
+    const run_result r = run_on_host<Net, Plat>(mode, 11);
+    SCOPED_TRACE(testing::Message()
+                 << what << (mode == hal::completion::random ? " (random DMA)" : ""));
+    for (const auto& p : r.problems) ADD_FAILURE() << p;
+    for (std::size_t i = 0; i < Net::size; ++i) {
+      ASSERT_EQ(r.outputs[i].size(), expected[i].size()) << "layer " << i;
+      std::size_t bad = 0;
+      for (std::size_t k = 0; k < expected[i].size(); ++k) bad += r.outputs[i][k] != expected[i][k];
+      EXPECT_EQ(bad, 0u) << "layer " << i << " (" << op_name(Net::layers[i].kind) << ")";
+    }
+  }
+}
+
+// The example networks' activations must spread over the range, or bit-exactness means little.
+template <class Net>
+void check_activations_vary() {
+  const auto& d = data<Net>();
+  const auto outs = reference::run(Net::layers, d.params,
+                                   std::span<const std::uint8_t>(d.input.data(), d.input.size()));
+  for (std::size_t i = 1; i + 1 < Net::size; ++i) {
+    std::size_t inside = 0;
+    for (auto v : outs[i]) inside += v > 0 && v < 255;
+    EXPECT_GT(inside, outs[i].size() / 4) << "layer " << i << " is mostly clipped";
+  }
+}
+
+constexpr platform tiny_l1 = gap8.with_stacks(0, 0).with_l1(16 * 1024).named("tiny-l1");
+constexpr platform small_l2 = gap8.with_l2(72 * 1024).with_code_reserve(0).named("small-l2");
+constexpr platform no_l3 = gap8.with_l3(0).named("no-l3");
+
+TEST(Executor, Cifar10OnGap8) {
+  check_network<examples::cifar10_cnn, gap8>("gap8");
+}
+TEST(Executor, Cifar10TinyL1) {
+  check_network<examples::cifar10_cnn, tiny_l1>("tiny L1");
+}
+// The small-L2 platform must force the L3 stages: input rows, output rows and weight stripes.
+TEST(Executor, SmallL2ForcesL3Stages) {
+  const auto& p = executor<examples::cifar10_cnn, small_l2>::plan;
+  bool x = false, y = false, w = false;
+  for (const auto& lp : p.layers) {
+    x = x || lp.l3.x;
+    y = y || lp.l3.y;
+    w = w || (lp.l3.w && lp.l3.w_stripe_c < 64 && lp.l3.stage >= 3);
+  }
+  EXPECT_TRUE(x);
+  EXPECT_TRUE(y);
+  EXPECT_TRUE(w);
+}
+
+TEST(Executor, Cifar10SmallL2) {
+  check_network<examples::cifar10_cnn, small_l2>("small L2");
+}
+TEST(Executor, Cifar10WithoutL3) {
+  check_network<examples::cifar10_cnn, no_l3>("no L3");
+}
+TEST(Executor, ResidualOnGap8) {
+  check_network<examples::resnet_small, gap8>("gap8");
+}
+TEST(Executor, ResidualTinyL1) {
+  check_network<examples::resnet_small, tiny_l1>("tiny L1");
+}
+TEST(Executor, ResidualSmallL2) {
+  check_network<examples::resnet_small, small_l2>("small L2");
+}
+
+TEST(Executor, SyntheticActivationsSpread) {
+  check_activations_vary<examples::cifar10_cnn>();
+  check_activations_vary<examples::resnet_small>();
+}
+
+}  // namespace
