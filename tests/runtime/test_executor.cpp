@@ -156,3 +156,52 @@ TEST(Executor, SyntheticActivationsSpread) {
 }
 
 }  // namespace
+
+namespace {
+
+// A DMA that "forgets" to wait for every third transfer into L1: a deliberately broken
+// schedule. The simulated memory must catch the kernel reading data that has not arrived.
+class forgetful_dma {
+ public:
+  static constexpr hal::dma_limits limits = hal::host_dma::limits;
+  using handle = hal::host_dma::handle;
+  explicit forgetful_dma(hal::sim_memory& m) : inner_(m) {}
+  void copy_1d(hal::dma_dir d, void* l1, void* l2, std::uint32_t n, handle& h) {
+    inner_.copy_1d(d, l1, l2, n, h);
+  }
+  void copy_2d(hal::dma_dir d, void* l1, void* l2, std::uint32_t n, std::uint32_t line,
+               std::uint32_t stride, handle& h) {
+    inner_.copy_2d(d, l1, l2, n, line, stride, h);
+  }
+  void wait(handle& h) {
+    if (++waits_ % 3 == 0) return;  // the bug
+    inner_.wait(h);
+  }
+
+ private:
+  hal::host_dma inner_;
+  int waits_ = 0;
+};
+
+TEST(Executor, BrokenScheduleIsCaught) {
+  using Net = examples::cifar10_cnn;
+  using E = executor<Net, gap8>;
+  const auto& d = data<Net>();
+  hal::sim_memory mem({hal::completion::at_wait, 1, 0.5, false});
+  auto l1 = mem.arena(hal::mem_level::l1, static_cast<std::size_t>(E::required_l1_bytes), "L1");
+  auto l2 = mem.arena(hal::mem_level::l2, static_cast<std::size_t>(E::required_l2_bytes), "L2");
+  hal::host_l3 l3(mem, static_cast<std::size_t>(E::required_l3_bytes));
+  auto* l2p = reinterpret_cast<std::uint8_t*>(l2.data());
+  E::stage(d.params, l2p, reinterpret_cast<std::uint8_t*>(l3.data().data()));
+  std::memcpy(l2p + E::input_l2_offset, d.input.data(), d.input.size());
+  std::vector<std::string> problems;
+  forgetful_dma dma(mem);
+  hal::host_cluster cluster(8);
+  schedule::exec_env<forgetful_dma, hal::host_cluster, schedule::sim_checks> env{
+      dma, cluster, {&mem, &problems}, 8};
+  E::run(env, l3, E::prepare(d.params), reinterpret_cast<std::uint8_t*>(l1.data()), l2p);
+  mem.finish();
+  EXPECT_GT(mem.count(hal::violation_kind::read_before_wait), 0u) << mem.report_text();
+}
+
+}  // namespace
