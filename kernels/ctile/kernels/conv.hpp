@@ -57,10 +57,11 @@ inline std::uint8_t u8(std::int32_t v) {
 }
 
 /// Output channels [c0, c1) of one or two columns (p1 null: one) into o0 / o1.
-inline void matmul_columns(const tile_args& a, const atoms::epilogue& ep, const std::uint8_t* p0,
+inline void matmul_columns(const tile_args& a, const atoms::epilogue& epi, const std::uint8_t* p0,
                            const std::uint8_t* p1, int k, int c0, int c1, std::uint8_t* o0,
                            std::uint8_t* o1) {
   const std::int8_t* const weights = a.weights;
+  const atoms::epilogue ep = epi;  // a local copy: its fields stay in registers
   int co = c0;
   if (p1 != nullptr) {
     for (; co + 4 <= c1; co += 4) {
