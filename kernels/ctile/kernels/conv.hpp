@@ -67,10 +67,7 @@ inline void matmul_columns(const tile_args& a, const atoms::epilogue& epi, const
     for (; co + 4 <= c1; co += 4) {
       std::int32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       atoms::mm4x2(p0, p1, weights + static_cast<long>(co) * k, k, k, acc);
-      for (int f = 0; f < 4; ++f) {
-        o0[co + f] = u8(ep(co + f, acc[2 * f]));
-        o1[co + f] = u8(ep(co + f, acc[2 * f + 1]));
-      }
+      atoms::store_block(ep, co, acc, o0, o1, 2);
     }
     for (; co < c1; ++co) {
       const std::int8_t* w = weights + static_cast<long>(co) * k;
@@ -82,7 +79,7 @@ inline void matmul_columns(const tile_args& a, const atoms::epilogue& epi, const
   for (; co + 4 <= c1; co += 4) {
     std::int32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     atoms::mm4x1(p0, weights + static_cast<long>(co) * k, k, k, acc);
-    for (int f = 0; f < 4; ++f) o0[co + f] = u8(ep(co + f, acc[2 * f]));
+    atoms::store_block(ep, co, acc, o0, o0, 1);
   }
   for (; co < c1; ++co)
     o0[co] = u8(ep(co, atoms::dot(p0, weights + static_cast<long>(co) * k, k, 0)));

@@ -78,6 +78,64 @@ struct epilogue {
   }
 };
 
+/// Requantizes acc[2 f + p] (filter f of 4 from channel `co`, pixel p of 2) into o0[co + f] /
+/// o1[co + f], each channel's bias / kappa / lambda loaded once for both pixels; the plan's
+/// path and whether lo is 0 are template arguments, chosen once per block.
+template <int Path, bool Lo0>
+[[gnu::always_inline]] inline void store_block_as(const epilogue& e, int co,
+                                                  const std::int32_t* acc, std::uint8_t* o0,
+                                                  std::uint8_t* o1, int pixels) {
+  const auto finish_t = [&e](std::uint32_t t) -> std::uint8_t {
+    const auto c = static_cast<std::uint32_t>(isa::clipu_r(static_cast<std::int32_t>(t), e.t_hi));
+    const auto y = static_cast<std::int32_t>(
+        Path == 0 ? (c * e.mul) >> e.shift
+                  : static_cast<std::uint32_t>((std::uint64_t{c} * e.mul) >> 32) >> e.shift);
+    return static_cast<std::uint8_t>(Lo0 ? isa::clipu_r(y, e.hi)
+                                         : isa::min(isa::max(y, e.lo), e.hi));
+  };
+  const auto channel = [&](int ch, std::int32_t a0, std::int32_t a1) {
+    if constexpr (Path == 2) {
+      o0[ch] = static_cast<std::uint8_t>(e(ch, a0));
+      if (pixels == 2) o1[ch] = static_cast<std::uint8_t>(e(ch, a1));
+    } else {
+      auto t0 = static_cast<std::uint32_t>(a0);
+      auto t1 = static_cast<std::uint32_t>(a1);
+      if (e.bias != nullptr) {
+        const auto b = static_cast<std::uint32_t>(e.bias[ch]);
+        t0 += b, t1 += b;
+      }
+      if (e.kappa != nullptr) {
+        const auto k = static_cast<std::uint32_t>(e.kappa[ch]);
+        const auto l = static_cast<std::uint32_t>(e.lambda[ch]);
+        t0 = t0 * k + l, t1 = t1 * k + l;
+      }
+      o0[ch] = finish_t(t0);
+      if (pixels == 2) o1[ch] = finish_t(t1);
+    }
+  };
+  // Written out (no indexing by a variable) so that acc stays in registers.
+  channel(co, acc[0], acc[1]);
+  channel(co + 1, acc[2], acc[3]);
+  channel(co + 2, acc[4], acc[5]);
+  channel(co + 3, acc[6], acc[7]);
+}
+
+/// The same with the path chosen at run time (one switch per block of 4 x 2 outputs).
+[[gnu::always_inline]] inline void store_block(const epilogue& e, int co, const std::int32_t* acc,
+                                               std::uint8_t* o0, std::uint8_t* o1, int pixels) {
+  const bool lo0 = e.lo == 0;
+  switch (e.path) {
+    case 0:
+      return lo0 ? store_block_as<0, true>(e, co, acc, o0, o1, pixels)
+                 : store_block_as<0, false>(e, co, acc, o0, o1, pixels);
+    case 1:
+      return lo0 ? store_block_as<1, true>(e, co, acc, o0, o1, pixels)
+                 : store_block_as<1, false>(e, co, acc, o0, o1, pixels);
+    default:
+      return store_block_as<2, false>(e, co, acc, o0, o1, pixels);
+  }
+}
+
 /// The output value of tile-local channel `co` for an int32 accumulator.
 inline std::int32_t finish(const tile_args& a, int co, std::int32_t acc) {
   return epilogue(a)(co, acc);
