@@ -394,6 +394,8 @@ def decode_reg_reg(w, pc, rd, rs1, rs2, f7, op):
             0b01101: lambda a, b: max(s32(a), s32(b)),           # cv.max
             0b01110: lambda a, b: max(a, b),                     # cv.maxu
             0b01000: lambda a, b: abs(s32(a)),                   # cv.abs
+            0b01001: lambda a, b: int(s32(a) <= s32(b)),         # cv.slet
+            0b01010: lambda a, b: int(a <= b),                   # cv.sletu
             0b10000: lambda a, b: sx(a, 16),                     # cv.exths
             0b10001: lambda a, b: a & 0xFFFF,                    # cv.exthz
             0b10010: lambda a, b: sx(a, 8),                      # cv.extbs
