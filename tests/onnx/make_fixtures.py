@@ -570,6 +570,11 @@ def main():
     g.goldens[2] = g.goldens[2].copy()
     g.goldens[2].reshape(-1)[5] += 1
     g.save(root)
+    # A golden file that no layer maps to (the graph has fewer anchors): must fail too.
+    g = fx_tcn_1d()
+    g.name = "extra_golden"
+    g.goldens.append(g.goldens[-1])
+    g.save(root)
     print("wrote %d valid, %d invalid fixtures to %s" % (len(names), len(INVALID) + 2, root))
 
 
