@@ -575,6 +575,12 @@ def main():
     g.name = "extra_golden"
     g.goldens.append(g.goldens[-1])
     g.save(root)
+    # The input written channel-first (a quirk of some exports): must still verify.
+    g = fx_residuals()
+    g.name = "chw_input"
+    d = g.save(root)
+    write_values(os.path.join(d, "input.txt"), "# input (shape %s)" % list(g.in_shape),
+                 g.x.reshape(-1))
     print("wrote %d valid, %d invalid fixtures to %s" % (len(names), len(INVALID) + 2, root))
 
 
