@@ -1337,8 +1337,12 @@ imported_network importer::run() {
   std::vector<i64> dims;
   if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape())
     throw import_error("input '" + in.name() + "'", "", "the input has no tensor shape");
-  for (const auto& d : in.type().tensor_type().shape().dim())
+  for (const auto& d : in.type().tensor_type().shape().dim()) {
+    // A symbolic batch dimension is 1; any other dimension must be known.
+    if (!d.has_dim_value() && !dims.empty())
+      throw import_error("input '" + in.name() + "'", "", "the input has a symbolic dimension");
     dims.push_back(d.has_dim_value() ? d.dim_value() : 1);
+  }
   if (dims.size() < 2 || dims.size() > 4)
     throw import_error("input '" + in.name() + "'", "", "the input must have rank 2, 3 or 4");
   for (i64 d : dims)
