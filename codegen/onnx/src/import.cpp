@@ -651,6 +651,9 @@ void importer::finalize(int li, const chain& ch_in) {
           fail("an additive offset in the requantization is not supported here" + where());
         }
       }
+      if (!has_clip)
+        net_.notes.push_back("layer " + net_.nodes[static_cast<std::size_t>(li)] +
+                             ": no clip in the graph, the output is held as 8 bits (0..255)");
       l = l.requantized(s.M[0], s.D, lo, hi);
       return;
     }
