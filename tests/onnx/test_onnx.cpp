@@ -145,8 +145,8 @@ TEST(Import, DropEpilogueIsReported) {
   EXPECT_TRUE(net.outputs[0].steps.empty());
   bool reported = false;
   for (const auto& n : net.notes)
-    reported = reported ||
-               n.find("Sigmoid") != std::string::npos && n.find("dropped") != std::string::npos;
+    if (n.find("Sigmoid") != std::string::npos && n.find("dropped") != std::string::npos)
+      reported = true;
   EXPECT_TRUE(reported);
 }
 
