@@ -439,8 +439,8 @@ TEST(Kernels, ScratchBytesAndWorkSplit) {
   EXPECT_EQ(scratch_bytes(kernel_kind::conv, 4, 32, 3, 3, 1, 8), 8 * 2 * 288);
   EXPECT_EQ(scratch_bytes(kernel_kind::conv, 4, 3, 3, 3, 1, 1), 2 * 28);
   EXPECT_EQ(scratch_bytes(kernel_kind::pointwise, 4, 32, 1, 1, 1, 8), 0);
-  // Depthwise: stripe of kw * ((h_out - 1) * s + kh) + 4, filter rounded to words.
-  EXPECT_EQ(scratch_bytes(kernel_kind::depthwise, 8, 16, 3, 3, 1, 2), 2 * (36 + 12));
+  // Depthwise: stripe of kw * ((h_out - 1) * s + kh) + 4, filter rows as words, filter.
+  EXPECT_EQ(scratch_bytes(kernel_kind::depthwise, 8, 16, 3, 3, 1, 2), 2 * (36 + 12 + 12));
   static_assert(scratch_bytes(kernel_kind::conv, 4, 32, 3, 3, 1, 8) == 4608,
                 "scratch sizes are usable at compile time");
   // Every output element belongs to exactly one core, for every split.

@@ -459,8 +459,36 @@ def fx_eegnet():
     return g
 
 
+def fx_maxmin_cast():
+    """Clip written as Max(x, 0) -> Min(x, 63) (6-bit), an integer Div on int64 without Floor,
+    and a Cast to uint8 after the clip."""
+    g = Graph("maxmin_cast", [1, 3, 7, 7])
+    c1, a1 = conv(g, g.x_name, g.x, 5, (3, 3), pads=(1, 1, 1, 1))
+    d = 1 << max(0, int(np.ceil(np.log2(max(1.0, np.percentile(np.abs(a1), 95) / 63)))))
+    t = g.node("Floor", [g.node("Div", [c1, g.const(float(d))])])
+    t = g.node("Min", [g.node("Max", [t, g.const(0.0)]), g.const(63.0)])
+    y1 = np.clip(floordiv(a1, d), 0, 63)
+    g.anchor(y1)
+    c2, a2 = conv(g, t, y1, 4, (1, 1))
+    m = 7
+    d2 = pick_divisor(a2, m)
+    t = g.node("Cast", [c2], to=TensorProto.INT64)
+    t = g.node("Div", [g.node("Mul", [t, g.const([m], np.int64)]), g.const([d2], np.int64)])
+    t = g.node("Clip", [g.node("Cast", [t], to=TensorProto.FLOAT)], min=0.0, max=255.0)
+    t = g.node("Cast", [t], to=TensorProto.UINT8)
+    y2 = np.clip(truncdiv(a2 * m, d2), 0, 255)
+    g.anchor(y2)
+    t = g.node("Cast", [t], to=TensorProto.FLOAT)
+    f = g.node("Flatten", [t], axis=1)
+    w = rng.integers(-10, 11, size=(2, y2.size)).astype(np.int64)
+    fc = g.node("Gemm", [f, g.init(w)], transB=1)
+    g.anchor(y2.reshape(1, -1) @ w.T)
+    g.outputs = [fc]
+    return g
+
+
 VALID = [fx_nemo_pad_bias, fx_quantlab_4bit, fx_rounding_bias_add, fx_residuals, fx_tcn_1d,
-         fx_eegnet]
+         fx_eegnet, fx_maxmin_cast]
 
 # ---------------------------------------------------------------------------------------------
 # Invalid fixtures: (name, builder, regex the error must match)
@@ -570,6 +598,17 @@ def main():
     g.goldens[2] = g.goldens[2].copy()
     g.goldens[2].reshape(-1)[5] += 1
     g.save(root)
+    # A golden file that no layer maps to (the graph has fewer anchors): must fail too.
+    g = fx_tcn_1d()
+    g.name = "extra_golden"
+    g.goldens.append(g.goldens[-1])
+    g.save(root)
+    # The input written channel-first (a quirk of some exports): must still verify.
+    g = fx_residuals()
+    g.name = "chw_input"
+    d = g.save(root)
+    write_values(os.path.join(d, "input.txt"), "# input (shape %s)" % list(g.in_shape),
+                 g.x.reshape(-1))
     print("wrote %d valid, %d invalid fixtures to %s" % (len(names), len(INVALID) + 2, root))
 
 

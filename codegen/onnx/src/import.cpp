@@ -481,7 +481,7 @@ void importer::close(const std::string& tensor, value& v) {
 /// Applies one elementwise node to a chain. `c` is the constant operand (nullptr for unary).
 void importer::chain_op(chain& ch, const std::string& op, const constant* c, bool const_first,
                         std::size_t channels, std::size_t rank) {
-  if (ch.clipped && op != "Clip" && op != "Relu")
+  if (ch.clipped && op != "Clip" && op != "Relu" && op != "Max" && op != "Min")
     fail("arithmetic after a Clip/Relu cannot be folded into the layer");
   const bool second = ch.rounded1;
   affine& s = second ? ch.s2 : ch.s1;
@@ -574,6 +574,16 @@ void importer::chain_op(chain& ch, const std::string& op, const constant* c, boo
     }
     ch.integer_type = to_int;
     return;
+  } else if (op == "Max" || op == "Min") {
+    // Max(x, lo) / Min(x, hi) with a scalar integer constant: one side of a clip.
+    s.reduce();
+    if (s.D != 1) fail("Max/Min of a value that is not an integer (a division without Floor)");
+    if (p.size() != 1 || k != 0) fail("Max/Min needs a scalar integer constant");
+    const i64 b = std::clamp<i64>(p[0], INT32_MIN, INT32_MAX);
+    if (op == "Max") ch.lo = std::max(ch.lo, static_cast<int>(b));
+    if (op == "Min") ch.hi = std::min(ch.hi, static_cast<int>(b));
+    ch.clipped = true;
+    return;
   } else if (op == "Clip" || op == "Relu") {
     s.reduce();
     if (s.D != 1) fail("Clip/Relu of a value that is not an integer (a division without Floor)");
@@ -641,6 +651,9 @@ void importer::finalize(int li, const chain& ch_in) {
           fail("an additive offset in the requantization is not supported here" + where());
         }
       }
+      if (!has_clip)
+        net_.notes.push_back("layer " + net_.nodes[static_cast<std::size_t>(li)] +
+                             ": no clip in the graph, the output is held as 8 bits (0..255)");
       l = l.requantized(s.M[0], s.D, lo, hi);
       return;
     }
@@ -1179,7 +1192,8 @@ void importer::fold_constants() {
 
 void importer::on_elementwise() {
   const std::string& op = node_->op_type();
-  const bool binary = op == "Mul" || op == "Add" || op == "Sub" || op == "Div";
+  const bool binary =
+      op == "Mul" || op == "Add" || op == "Sub" || op == "Div" || op == "Max" || op == "Min";
   std::string xin;
   const constant* c = nullptr;
   bool const_first = false;
@@ -1229,6 +1243,15 @@ void importer::on_elementwise() {
       return;
     }
     close(xin, x);
+  }
+  if (op == "Max" || op == "Min") {
+    // On a finished output: a no-op only if it cannot change u8 values.
+    const double b = c->v.size() == 1 ? c->v[0] : 0.0;
+    if (c->v.size() != 1 || (op == "Max" && !(b <= 0)) || (op == "Min" && !(b >= 255)))
+      fail("a Max/Min on a finished layer output that is not a no-op");
+    value v = plain(xin);
+    set_act(node_->output(0), std::move(v));
+    return;
   }
   if (op == "Relu" || op == "Clip") {
     // On a finished output: a no-op only if it cannot change u8 values.
@@ -1317,8 +1340,12 @@ imported_network importer::run() {
   std::vector<i64> dims;
   if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape())
     throw import_error("input '" + in.name() + "'", "", "the input has no tensor shape");
-  for (const auto& d : in.type().tensor_type().shape().dim())
+  for (const auto& d : in.type().tensor_type().shape().dim()) {
+    // A symbolic batch dimension is 1; any other dimension must be known.
+    if (!d.has_dim_value() && !dims.empty())
+      throw import_error("input '" + in.name() + "'", "", "the input has a symbolic dimension");
     dims.push_back(d.has_dim_value() ? d.dim_value() : 1);
+  }
   if (dims.size() < 2 || dims.size() > 4)
     throw import_error("input '" + in.name() + "'", "", "the input must have rank 2, 3 or 4");
   for (i64 d : dims)
@@ -1392,7 +1419,8 @@ imported_network importer::run() {
     } else if (op == "Add" && node_->input_size() == 2 && !is_const(in_(0)) && !is_const(in_(1))) {
       on_residual_add(in_(0), in_(1));
     } else if (op == "Mul" || op == "Add" || op == "Sub" || op == "Div" || op == "Floor" ||
-               op == "Cast" || op == "Clip" || op == "Relu") {
+               op == "Cast" || op == "Clip" || op == "Relu" ||
+               ((op == "Max" || op == "Min") && node_->input_size() == 2)) {
       on_elementwise();
     } else if (op == "Flatten") {
       on_flatten(false);

@@ -76,7 +76,9 @@ struct layer_plan {
   std::int64_t l1_cycles = 0;  ///< modeled cycles of the L2 <-> L1 loop nest
   std::int64_t cycles = 0;     ///< l1_cycles plus unhidden L3 traffic
   std::int64_t macs = 0;
-  std::int64_t score = 0;  ///< the objective's value (cycles, or DORY's score)
+  std::int64_t score = 0;             ///< the objective's value (cycles, or DORY's score)
+  objective goal = objective::model;  ///< the objective it was chosen by
+  int max_tile_h = 0;                 ///< the row-tile cap it was planned with (0: none)
   friend constexpr bool operator==(const layer_plan&, const layer_plan&) = default;
 
   [[nodiscard]] constexpr int tiles() const { return n_h * n_w * n_c; }

@@ -304,6 +304,22 @@ constexpr network_summary finish_network(std::span<const layer> ls, const platfo
         d = l3_cascade(l, lp, p, in_l3, s.weights_in_l3, room, 0);
         d.prefetch_next = false;
       }
+      // Row stripes through L3 hold whole L1 row tiles: when even one is too big, re-plan the
+      // layer with thinner row tiles.
+      for (int cap = lp.tile_h / 2; d.stage == 0 && cap >= 1 && l.kind != op::linear; cap /= 2) {
+        tiling_problem P = make_problem(l, p);
+        P.max_tile_h = cap;
+        layer_plan np = plan_problem(P, lp.goal);
+        if (!np.fits) break;
+        np.max_tile_h = cap;
+        d = l3_cascade(l, np, p, in_l3, s.weights_in_l3, room, next_w);
+        d.prefetch_next = next_w > 0;
+        if (d.stage == 0 && next_w > 0) {
+          d = l3_cascade(l, np, p, in_l3, s.weights_in_l3, room, 0);
+          d.prefetch_next = false;
+        }
+        if (d.stage != 0) lp = np;
+      }
       if (d.stage == 0) {
         s.problem = plan_fault::l2_layer;
         s.layer = i;

@@ -80,6 +80,9 @@ struct tiling_problem {
   /// Column tiles span whole rows. Depthwise: the kernel re-lays each channel of its input
   /// tile out as whole-width stripes, so its tiles are row bands (as in DORY's back end).
   bool whole_rows = false;
+  /// The largest row tile allowed (the network plan lowers it when L3 row stripes must be
+  /// thinner than the best L1 tile).
+  int max_tile_h = 1 << 30;
   int cores = 8;
   int l1_budget = 0;
   std::int64_t macs = 0;
@@ -233,7 +236,8 @@ constexpr int widest_column_tile_bound(const tiling_problem& P, int tc, int th) 
 /// the minimum is at a tile of 1 or of the whole axis on each axis: 8 candidates.
 constexpr int min_l1_need(const tiling_problem& P) {
   int best = 0x7fffffff;
-  const int hs[2] = {1, P.H}, ws[2] = {P.whole_rows ? P.W : 1, P.W}, cs[2] = {1, P.C};
+  const int hs[2] = {1, P.H < P.max_tile_h ? P.H : P.max_tile_h},
+            ws[2] = {P.whole_rows ? P.W : 1, P.W}, cs[2] = {1, P.C};
   for (int c : cs)
     for (int h : hs)
       for (int w : ws) {

@@ -44,6 +44,12 @@ template <class Pred>
 constexpr axis_candidates candidates(int n, const Pred& fits) {
   return {fits(n), n, last_true(n, fits)};
 }
+/// The same with sizes capped at `cap` (< n: the whole axis is not a candidate).
+template <class Pred>
+constexpr axis_candidates candidates(int n, int cap, const Pred& fits) {
+  if (cap >= n) return candidates(n, fits);
+  return {false, n, last_true(cap + 1, fits)};
+}
 
 /// Enumerates every fitting tiling (tc, th, tw) in the search order: channels, rows, then
 /// columns, each from large to small. The caller's hooks prune: `on_c(tc)` and `on_h(th)`
@@ -65,7 +71,7 @@ constexpr void for_each_tiling(const tiling_problem& P, OnC&& on_c, OnH&& on_h, 
     if (ac == 2) break;
     if (ac == 1) continue;
     auto h_fits = [&](int h) { return mem(tc, h, w1) <= B || mem(tc, h, P.W) <= B; };
-    const axis_candidates hs = candidates(P.H, h_fits);
+    const axis_candidates hs = candidates(P.H, P.max_tile_h, h_fits);
     for (int j = 0; j < hs.count(); ++j) {
       const int th = hs.at(j);
       const int ah = on_h(th);
@@ -107,6 +113,7 @@ constexpr std::int64_t seed_upper_bound(const tiling_problem& P, const cost::spl
     const cost::channel_context cx = cost::channel_context_for(P, splits, tc);
     for (int m = 1; m <= 8 && m <= P.H; ++m) {
       const int th = ceil_div(P.H, m);
+      if (th > P.max_tile_h) continue;
       if (m > 1 && th == ceil_div(P.H, m - 1)) continue;
       if (l1_bytes_for(P, tc, th, P.whole_rows ? P.W : 1) > P.l1_budget) continue;
       int k = 1;
@@ -155,7 +162,7 @@ constexpr tiling_choice search_model(const tiling_problem& P) {
     auto h_fits = [&](int h) {
       return l1_bytes_for(P, tc, h, w1) <= B || l1_bytes_for(P, tc, h, P.W) <= B;
     };
-    const plan_detail::axis_candidates hs = plan_detail::candidates(P.H, h_fits);
+    const plan_detail::axis_candidates hs = plan_detail::candidates(P.H, P.max_tile_h, h_fits);
     const int n_hs = hs.count();
     for (int j = 0; j < n_hs; ++j) {
       const int th = hs.whole ? (j == 0 ? P.H : hs.below - (j - 1)) : hs.below - j;
@@ -224,10 +231,12 @@ constexpr layer_plan plan_problem(tiling_problem P, objective o) {
   if (!c.found) {
     layer_plan r = make_layer_plan(P, 1, 1, P.whole_rows ? P.W : 1, cost::default_split(P));
     r.fits = false;
+    r.goal = o;
     return r;
   }
   layer_plan r = make_layer_plan(P, c.tc, c.th, c.tw, c.split);
   r.score = c.score;
+  r.goal = o;
   return r;
 }
 

@@ -106,12 +106,18 @@ constexpr int conv_scratch_per_core(int kh, int kw, int c_in) {
   return 2 * round4(kh * kw * c_in);
 }
 /// Depthwise: one padded vertical stripe of kw columns covering the tile's output rows
-/// (plus a word of slack for the last window's word loads) and one filter padded to words.
+/// (plus a word of slack for the last window's word loads), the filter as one word per row
+/// (filters up to 4 wide) and the filter padded to words.
 constexpr int depthwise_stripe_rows(int h_out, int kh, int sh) {
   return (h_out - 1) * sh + kh;
 }
+/// Words of a depthwise filter laid out one row per word (filters up to 4 wide), 0 otherwise.
+constexpr int depthwise_filter_words(int kh, int kw) {
+  return kw <= 4 ? kh : 0;
+}
 constexpr int depthwise_scratch_per_core(int h_out, int kh, int kw, int sh) {
-  return round4(kw * depthwise_stripe_rows(h_out, kh, sh) + 4) + round4(kh * kw);
+  return round4(kw * depthwise_stripe_rows(h_out, kh, sh) + 4) +
+         4 * depthwise_filter_words(kh, kw) + round4(kh * kw);
 }
 
 /// Scratch bytes a kernel needs for a tile on `cores` cores (the planner budgets L1 with

@@ -57,19 +57,17 @@ inline std::uint8_t u8(std::int32_t v) {
 }
 
 /// Output channels [c0, c1) of one or two columns (p1 null: one) into o0 / o1.
-inline void matmul_columns(const tile_args& a, const atoms::epilogue& ep, const std::uint8_t* p0,
+inline void matmul_columns(const tile_args& a, const atoms::epilogue& epi, const std::uint8_t* p0,
                            const std::uint8_t* p1, int k, int c0, int c1, std::uint8_t* o0,
                            std::uint8_t* o1) {
   const std::int8_t* const weights = a.weights;
+  const atoms::epilogue ep = epi;  // a local copy: its fields stay in registers
   int co = c0;
   if (p1 != nullptr) {
     for (; co + 4 <= c1; co += 4) {
       std::int32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       atoms::mm4x2(p0, p1, weights + static_cast<long>(co) * k, k, k, acc);
-      for (int f = 0; f < 4; ++f) {
-        o0[co + f] = u8(ep(co + f, acc[2 * f]));
-        o1[co + f] = u8(ep(co + f, acc[2 * f + 1]));
-      }
+      atoms::store_block(ep, co, acc, o0, o1, 2);
     }
     for (; co < c1; ++co) {
       const std::int8_t* w = weights + static_cast<long>(co) * k;
@@ -81,7 +79,7 @@ inline void matmul_columns(const tile_args& a, const atoms::epilogue& ep, const 
   for (; co + 4 <= c1; co += 4) {
     std::int32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     atoms::mm4x1(p0, weights + static_cast<long>(co) * k, k, k, acc);
-    for (int f = 0; f < 4; ++f) o0[co + f] = u8(ep(co + f, acc[2 * f]));
+    atoms::store_block(ep, co, acc, o0, o0, 1);
   }
   for (; co < c1; ++co)
     o0[co] = u8(ep(co, atoms::dot(p0, weights + static_cast<long>(co) * k, k, 0)));

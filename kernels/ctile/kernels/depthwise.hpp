@@ -1,7 +1,9 @@
-// Depthwise convolution: CHW input tile in L1 (the DMA transposes it), HWC output. Per
-// channel and output column, a padded vertical stripe of kw input columns is laid out
-// row-major ([row][kx]), so every output pixel's window is kh * kw contiguous bytes, dotted
-// with the channel's filter (zero-padded to whole words) by sdotusp4.
+// Depthwise convolution: CHW input tile in L1 (the DMA transposes it), HWC output.
+// Filters up to 4 wide, on columns without padding: each window row is one word load from the
+// input plane (the bytes past the window meet zero weights), dotted by sdotusp4 with the
+// filter row held in a register. Otherwise, per channel and output column, a padded vertical
+// stripe of kw input columns is laid out row-major ([row][kx]), so every output pixel's
+// window is kh * kw contiguous bytes, dotted with the channel's filter (zero-padded to words).
 #pragma once
 
 #include <cstdint>
@@ -27,14 +29,53 @@ inline void depthwise_chw(const tile_args& a) {
   std::uint8_t* filt = stripe + round4(a.kw * depthwise_stripe_rows(a.h_out, a.kh, a.sh) + 4);
   for (int i = rows * a.kw; i < rows * a.kw + 4; ++i) stripe[i] = 0;  // word slack
   const int r0 = b.y0 * a.sh - a.pad_t;                               // input row of stripe row 0
+  const bool rows_inside = r0 >= 0 && r0 + rows <= a.h_in;
+  const int last_row = r0 + rows - 1;
+  const long ostep = static_cast<long>(a.w_out) * a.c_out;
+  const long rstep = static_cast<long>(a.sh) * a.w_in;
   for (int c = b.c0; c < b.c1; ++c) {
     const auto* w = a.weights + static_cast<long>(c) * n;
-    for (int i = 0; i < n; ++i) filt[i] = static_cast<std::uint8_t>(w[i]);
-    for (int i = n; i < nw; ++i) filt[i] = 0;
-    const auto* fw = reinterpret_cast<const std::int8_t*>(filt);
     const std::uint8_t* plane = a.in + static_cast<long>(c) * a.h_in * a.w_in;
+    const bool narrow = a.kw <= 4 && rows_inside;
+    if (narrow) {  // filter rows as words (zero-padded), kh of them
+      for (int ky = 0; ky < a.kh; ++ky)
+        for (int kx = 0; kx < 4; ++kx)
+          filt[4 * ky + kx] = kx < a.kw ? static_cast<std::uint8_t>(w[ky * a.kw + kx]) : 0;
+    }
+    for (int i = 0; i < n; ++i)
+      filt[depthwise_filter_words(a.kh, a.kw) * 4 + i] = static_cast<std::uint8_t>(w[i]);
+    for (int i = n; i < nw; ++i) filt[depthwise_filter_words(a.kh, a.kw) * 4 + i] = 0;
+    const auto* fw =
+        reinterpret_cast<const std::int8_t*>(filt + depthwise_filter_words(a.kh, a.kw) * 4);
     for (int ox = b.x0; ox < b.x1; ++ox) {
       const int ix0 = ox * a.sw - a.pad_l;
+      std::uint8_t* o = out + (static_cast<long>(b.y0) * a.w_out + ox) * a.c_out + c;
+      // A word from ix0 stays inside the row, or past it inside the buffer.
+      const bool direct = narrow && ix0 >= 0 && ix0 + a.kw <= a.w_in &&
+                          (ix0 + 4 <= a.w_in || c + 1 < a.c_in || last_row + 1 < a.h_in);
+      if (direct) {
+        const std::uint8_t* p = plane + static_cast<long>(r0) * a.w_in + ix0;
+        if (a.kh == 3) {
+          const std::uint32_t f0 = isa::load4a(filt), f1 = isa::load4a(filt + 4),
+                              f2 = isa::load4a(filt + 8);
+          const long w1 = a.w_in, w2 = 2L * a.w_in;
+          for (int oy = b.y0; oy < b.y1; ++oy, p += rstep, o += ostep) {
+            std::int32_t acc = isa::sdotusp4(isa::load4(p), f0, 0);
+            acc = isa::sdotusp4(isa::load4(p + w1), f1, acc);
+            acc = isa::sdotusp4(isa::load4(p + w2), f2, acc);
+            *o = static_cast<std::uint8_t>(ep(c, acc));
+          }
+        } else {
+          for (int oy = b.y0; oy < b.y1; ++oy, p += rstep, o += ostep) {
+            std::int32_t acc = 0;
+            const std::uint8_t* q = p;
+            for (int ky = 0; ky < a.kh; ++ky, q += a.w_in)
+              acc = isa::sdotusp4(isa::load4(q), isa::load4a(filt + 4 * ky), acc);
+            *o = static_cast<std::uint8_t>(ep(c, acc));
+          }
+        }
+        continue;
+      }
       const int kx_lo = ix0 < 0 ? -ix0 : 0;
       const int kx_hi = ix0 + a.kw > a.w_in ? a.w_in - ix0 : a.kw;
       std::uint8_t* s = stripe;
@@ -51,8 +92,6 @@ inline void depthwise_chw(const tile_args& a) {
         for (; kx < a.kw; ++kx) s[kx] = 0;
       }
       const std::uint8_t* win = stripe;
-      std::uint8_t* o = out + (static_cast<long>(b.y0) * a.w_out + ox) * a.c_out + c;
-      const long ostep = static_cast<long>(a.w_out) * a.c_out;
       for (int oy = b.y0; oy < b.y1; ++oy, win += a.sh * a.kw, o += ostep)
         *o = static_cast<std::uint8_t>(ep(c, atoms::dot(win, fw, nw, 0)));
     }

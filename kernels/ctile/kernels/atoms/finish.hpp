@@ -9,51 +9,132 @@
 
 namespace ctile::kernels::atoms {
 
-/// The per-output epilogue of a weighted kernel, copied out of the arguments once per call so
-/// that its fields stay in registers while the kernel stores bytes. Bias is applied when
-/// `bias` is set, batch-norm when `kappa` is set (then `lambda` must be too); t in 32 bits
-/// (wrapping, exact when the plan proves t fits int32), else in 64 bits.
+namespace detail {
+
+/// t for channel `co` in 32 bits (wrapping; exact when the plan proves t fits int32).
+[[gnu::always_inline]] inline std::int32_t t32(const std::int32_t* bias, const std::int32_t* kappa,
+                                               const std::int32_t* lambda, int co,
+                                               std::int32_t acc) {
+  std::uint32_t t = static_cast<std::uint32_t>(acc);
+  if (bias != nullptr) t += static_cast<std::uint32_t>(bias[co]);
+  if (kappa != nullptr)
+    t = t * static_cast<std::uint32_t>(kappa[co]) + static_cast<std::uint32_t>(lambda[co]);
+  return static_cast<std::int32_t>(t);
+}
+
+/// Every plan other than the inline ones (and t in 64 bits), out of line.
+[[gnu::noinline]] inline std::int32_t finish_slow(const requant_plan* q, const std::int32_t* bias,
+                                                  const std::int32_t* kappa,
+                                                  const std::int32_t* lambda, int co,
+                                                  std::int32_t acc) {
+  if (!q->t64) return requantize(*q, t32(bias, kappa, lambda, co, acc));
+  std::int64_t t = acc;
+  if (bias != nullptr) t += bias[co];
+  if (kappa != nullptr) t = std::int64_t{kappa[co]} * t + lambda[co];
+  return requantize64(*q, t);
+}
+
+}  // namespace detail
+
+/// The per-output epilogue of a weighted kernel. Its hot fields are plain values copied out
+/// of the arguments once per call, so that a local copy stays in registers while the kernel
+/// stores bytes; other plans go through `plan`, out of line. Bias is applied when `bias` is
+/// set, batch-norm when `kappa` is set (then `lambda` must be too).
 struct epilogue {
   const std::int32_t* bias;
   const std::int32_t* kappa;
   const std::int32_t* lambda;
-  requant_plan q;
+  const requant_plan* plan;
+  int path;  ///< 0: shift32, 1: mulhi (both inline, 32-bit t), 2: anything else
+  std::int32_t t_hi;
+  std::uint32_t mul;
+  int shift;
+  std::int32_t lo, hi;
 
   explicit epilogue(const tile_args& a)
-      : bias(a.bias), kappa(a.kappa), lambda(a.lambda), q(a.quant) {}
+      : bias(a.bias),
+        kappa(a.kappa),
+        lambda(a.lambda),
+        plan(&a.quant),
+        path(a.quant.t64                             ? 2
+             : a.quant.mode == requant_mode::shift32 ? 0
+             : a.quant.mode == requant_mode::mulhi   ? 1
+                                                     : 2),
+        t_hi(a.quant.t_hi),
+        mul(a.quant.mul),
+        shift(a.quant.mode == requant_mode::mulhi ? a.quant.shift - 32 : a.quant.shift),
+        lo(a.quant.lo),
+        hi(a.quant.hi) {}
 
   [[gnu::always_inline]] std::int32_t operator()(int co, std::int32_t acc) const {
-    const bool narrow = q.mode == requant_mode::shift32;
-    if (!q.t64 && (narrow || q.mode == requant_mode::mulhi)) {  // the common cases, inline
-      std::uint32_t t = static_cast<std::uint32_t>(acc);
-      if (bias != nullptr) t += static_cast<std::uint32_t>(bias[co]);
-      if (kappa != nullptr)
-        t = t * static_cast<std::uint32_t>(kappa[co]) + static_cast<std::uint32_t>(lambda[co]);
-      // clipu_r is one instruction on CORE-V (cv.clipur): clamp t to [0, t_hi], y to [0, hi].
-      const auto c = static_cast<std::uint32_t>(isa::clipu_r(static_cast<std::int32_t>(t), q.t_hi));
-      const auto y = static_cast<std::int32_t>(
-          narrow ? (c * q.mul) >> q.shift
-                 : static_cast<std::uint32_t>((std::uint64_t{c} * q.mul) >> 32) >> (q.shift - 32));
-      return q.lo == 0 ? isa::clipu_r(y, q.hi) : isa::min(isa::max(y, q.lo), q.hi);
-    }
-    return slow(co, acc);
-  }
-
-  /// Every other plan (and t in 64 bits), out of line.
-  [[gnu::noinline]] std::int32_t slow(int co, std::int32_t acc) const {
-    if (!q.t64) {
-      std::uint32_t t = static_cast<std::uint32_t>(acc);
-      if (bias != nullptr) t += static_cast<std::uint32_t>(bias[co]);
-      if (kappa != nullptr)
-        t = t * static_cast<std::uint32_t>(kappa[co]) + static_cast<std::uint32_t>(lambda[co]);
-      return requantize(q, static_cast<std::int32_t>(t));
-    }
-    std::int64_t t = acc;
-    if (bias != nullptr) t += bias[co];
-    if (kappa != nullptr) t = std::int64_t{kappa[co]} * t + lambda[co];
-    return requantize64(q, t);
+    if (path == 2) return detail::finish_slow(plan, bias, kappa, lambda, co, acc);
+    const std::int32_t t = detail::t32(bias, kappa, lambda, co, acc);
+    // clipu_r is one instruction on CORE-V (cv.clipur): clamp t to [0, t_hi], y to [0, hi].
+    const auto c = static_cast<std::uint32_t>(isa::clipu_r(t, t_hi));
+    const auto y = static_cast<std::int32_t>(
+        path == 0 ? (c * mul) >> shift
+                  : static_cast<std::uint32_t>((std::uint64_t{c} * mul) >> 32) >> shift);
+    return lo == 0 ? isa::clipu_r(y, hi) : isa::min(isa::max(y, lo), hi);
   }
 };
+
+/// Requantizes acc[2 f + p] (filter f of 4 from channel `co`, pixel p of 2) into o0[co + f] /
+/// o1[co + f], each channel's bias / kappa / lambda loaded once for both pixels; the plan's
+/// path and whether lo is 0 are template arguments, chosen once per block.
+template <int Path, bool Lo0>
+[[gnu::always_inline]] inline void store_block_as(const epilogue& e, int co,
+                                                  const std::int32_t* acc, std::uint8_t* o0,
+                                                  std::uint8_t* o1, int pixels) {
+  const auto finish_t = [&e](std::uint32_t t) -> std::uint8_t {
+    const auto c = static_cast<std::uint32_t>(isa::clipu_r(static_cast<std::int32_t>(t), e.t_hi));
+    const auto y = static_cast<std::int32_t>(
+        Path == 0 ? (c * e.mul) >> e.shift
+                  : static_cast<std::uint32_t>((std::uint64_t{c} * e.mul) >> 32) >> e.shift);
+    return static_cast<std::uint8_t>(Lo0 ? isa::clipu_r(y, e.hi)
+                                         : isa::min(isa::max(y, e.lo), e.hi));
+  };
+  const auto channel = [&](int ch, std::int32_t a0, std::int32_t a1) {
+    if constexpr (Path == 2) {
+      o0[ch] = static_cast<std::uint8_t>(e(ch, a0));
+      if (pixels == 2) o1[ch] = static_cast<std::uint8_t>(e(ch, a1));
+    } else {
+      auto t0 = static_cast<std::uint32_t>(a0);
+      auto t1 = static_cast<std::uint32_t>(a1);
+      if (e.bias != nullptr) {
+        const auto b = static_cast<std::uint32_t>(e.bias[ch]);
+        t0 += b, t1 += b;
+      }
+      if (e.kappa != nullptr) {
+        const auto k = static_cast<std::uint32_t>(e.kappa[ch]);
+        const auto l = static_cast<std::uint32_t>(e.lambda[ch]);
+        t0 = t0 * k + l, t1 = t1 * k + l;
+      }
+      o0[ch] = finish_t(t0);
+      if (pixels == 2) o1[ch] = finish_t(t1);
+    }
+  };
+  // Written out (no indexing by a variable) so that acc stays in registers.
+  channel(co, acc[0], acc[1]);
+  channel(co + 1, acc[2], acc[3]);
+  channel(co + 2, acc[4], acc[5]);
+  channel(co + 3, acc[6], acc[7]);
+}
+
+/// The same with the path chosen at run time (one switch per block of 4 x 2 outputs).
+[[gnu::always_inline]] inline void store_block(const epilogue& e, int co, const std::int32_t* acc,
+                                               std::uint8_t* o0, std::uint8_t* o1, int pixels) {
+  const bool lo0 = e.lo == 0;
+  switch (e.path) {
+    case 0:
+      return lo0 ? store_block_as<0, true>(e, co, acc, o0, o1, pixels)
+                 : store_block_as<0, false>(e, co, acc, o0, o1, pixels);
+    case 1:
+      return lo0 ? store_block_as<1, true>(e, co, acc, o0, o1, pixels)
+                 : store_block_as<1, false>(e, co, acc, o0, o1, pixels);
+    default:
+      return store_block_as<2, false>(e, co, acc, o0, o1, pixels);
+  }
+}
 
 /// The output value of tile-local channel `co` for an int32 accumulator.
 inline std::int32_t finish(const tile_args& a, int co, std::int32_t acc) {

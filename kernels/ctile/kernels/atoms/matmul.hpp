@@ -100,11 +100,15 @@ inline std::int32_t tail(const std::uint8_t* a, const std::int8_t* w, int from, 
 #endif
   const int done = 4 * words;
   if (done == k) return;
-  const std::int8_t* ws[4] = {w0, w1, w2, w3};
-  for (int f = 0; f < 4; ++f) {
-    acc[2 * f] = detail::tail(a0, ws[f], done, k, acc[2 * f]);
-    acc[2 * f + 1] = detail::tail(a1, ws[f], done, k, acc[2 * f + 1]);
-  }
+  // Written out (no indexing by a variable) so that acc stays in registers.
+  acc[0] = detail::tail(a0, w0, done, k, acc[0]);
+  acc[1] = detail::tail(a1, w0, done, k, acc[1]);
+  acc[2] = detail::tail(a0, w1, done, k, acc[2]);
+  acc[3] = detail::tail(a1, w1, done, k, acc[3]);
+  acc[4] = detail::tail(a0, w2, done, k, acc[4]);
+  acc[5] = detail::tail(a1, w2, done, k, acc[5]);
+  acc[6] = detail::tail(a0, w3, done, k, acc[6]);
+  acc[7] = detail::tail(a1, w3, done, k, acc[7]);
 }
 
 /// acc[2 * f] += dot(column, filter f) for f < 4 (odd slots untouched).

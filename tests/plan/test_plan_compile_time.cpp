@@ -1,0 +1,53 @@
+// The reference networks plan inside GAP-8 at compile time: 64 KiB L1 (36,700 B for tiles),
+// 512 KiB L2, 8 MiB HyperRAM, MobileNet's weights in L3, every layer within budget; and the
+// compile-time plan equals the run-time plan of the same code.
+#include <gtest/gtest.h>
+
+#include "networks.hpp"
+
+namespace {
+
+using namespace ctile;
+using mnv1 = examples::mobilenet_v1_100_128;
+using cifar = examples::cifar10_cnn;
+
+constexpr const auto& mnv1_plan = plan_of<mnv1, gap8>;
+constexpr const auto& cifar_plan = plan_of<cifar, gap8>;
+
+static_assert(mnv1_plan.summary.ok());
+static_assert(cifar_plan.summary.ok());
+static_assert(mnv1_plan.summary.weights_in_l3);
+static_assert(mnv1_plan.summary.l2_peak <= gap8.l2_budget());
+
+// A layer plan is a structural value: usable as a template argument by the runtime.
+template <layer_plan P>
+constexpr int tiles_of = P.n_h* P.n_w* P.n_c;
+static_assert(tiles_of<cifar_plan.layers[1]> == cifar_plan.layers[1].tiles());
+
+TEST(PlanCompileTime, EveryLayerWithinBudget) {
+  for (std::size_t i = 1; i < mnv1::size; ++i) {
+    const auto& q = mnv1_plan.layers[i];
+    EXPECT_TRUE(q.fits);
+    EXPECT_LE(q.l1.total, 36700);
+    if (mnv1::layers[i].has_weights()) {
+      EXPECT_TRUE(q.l3.w) << i;
+    }
+  }
+  for (std::size_t i = 1; i < cifar::size; ++i) {
+    EXPECT_LE(cifar_plan.layers[i].l1.total, 36700);
+  }
+}
+
+TEST(PlanCompileTime, EqualsTheRunTimePlan) {
+  const auto a = test::plan_at_run_time(test::layers_of<mnv1>(), gap8, objective::model);
+  ASSERT_EQ(a.plans.size(), mnv1::size);
+  for (std::size_t i = 0; i < mnv1::size; ++i) {
+    EXPECT_EQ(a.plans[i], mnv1_plan.layers[i]) << i;
+    EXPECT_EQ(a.l2[i].y, mnv1_plan.l2[i].y) << i;
+    EXPECT_EQ(a.l2[i].w, mnv1_plan.l2[i].w) << i;
+  }
+  EXPECT_EQ(a.summary.cycles, mnv1_plan.summary.cycles);
+  EXPECT_EQ(a.summary.l2_peak, mnv1_plan.summary.l2_peak);
+}
+
+}  // namespace

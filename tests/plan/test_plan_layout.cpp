@@ -1,0 +1,147 @@
+// The L2 arena (bidirectional stack) of every example network: no two buffers alive at the same
+// step overlap, each lies within the arena, the arena fits the budget, and every layer's input
+// and weights are in L2 when it runs. The L3 cascade, exercised with smaller L2 budgets.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "networks.hpp"
+
+namespace {
+
+using namespace ctile;
+
+void check_layout(const std::string& name, const test::planned& r, const platform& p) {
+  SCOPED_TRACE(name);
+  ASSERT_TRUE(r.summary.ok());
+  const int n = static_cast<int>(r.layers.size());
+  EXPECT_LE(r.summary.l2_peak, p.l2_budget());
+  int max_live = 0;
+  for (int t = 0; t < n; ++t) {
+    struct live {
+      int begin, end;
+      std::string what;
+    };
+    std::vector<live> bufs;
+    for (int i = 0; i < n; ++i) {
+      const auto& e = r.l2[static_cast<std::size_t>(i)];
+      for (const auto& [slot, what] :
+           {std::pair{e.x, "x"}, std::pair{e.w, "w"}, std::pair{e.y, "y"}}) {
+        if (slot.offset < 0 || slot.bytes == 0) continue;
+        EXPECT_GE(slot.offset, 0);
+        EXPECT_LE(slot.offset + slot.bytes, r.summary.l2_peak) << what << " of layer " << i;
+        EXPECT_EQ(slot.offset % 4, 0);
+        if (slot.from <= t && t <= slot.until)
+          bufs.push_back(
+              {slot.offset, slot.offset + slot.bytes, std::string(what) + std::to_string(i)});
+      }
+    }
+    std::sort(bufs.begin(), bufs.end(), [](auto& a, auto& b) { return a.begin < b.begin; });
+    int sum = 0;
+    for (std::size_t k = 0; k < bufs.size(); ++k) {
+      sum += bufs[k].end - bufs[k].begin;
+      if (k > 0) {
+        EXPECT_LE(bufs[k - 1].end, bufs[k].begin)
+            << "step " << t << ": " << bufs[k - 1].what << " overlaps " << bufs[k].what;
+      }
+    }
+    max_live = std::max(max_live, sum);
+    // What step t reads and writes is in L2 then.
+    const layer& l = r.layers[static_cast<std::size_t>(t)];
+    const layer_plan& q = r.plans[static_cast<std::size_t>(t)];
+    const auto& e = r.l2[static_cast<std::size_t>(t)];
+    if (t > 0) {
+      if (q.l3.x) {
+        EXPECT_TRUE(e.x.from <= t && t <= e.x.until);
+        EXPECT_GT(e.x.bytes, 0);
+      } else {
+        for (int s = 0; s < l.inputs(); ++s) {
+          const auto& src = r.l2[static_cast<std::size_t>(l.src[s])].y;
+          EXPECT_TRUE(src.from <= t && t <= src.until) << "input " << s << " of layer " << t;
+        }
+      }
+    }
+    if (l.has_weights()) {
+      EXPECT_TRUE(e.w.from <= t && t <= e.w.until) << "weights of layer " << t;
+      EXPECT_GE(e.w.bytes, q.l3.l2_w);
+    }
+    EXPECT_TRUE(e.y.from <= t && t <= e.y.until);
+  }
+  EXPECT_GE(r.summary.l2_peak, max_live);
+}
+
+TEST(PlanLayout, EveryExampleNetworkOnGap8) {
+  for (const auto& n : test::example_networks()) {
+    const auto r = test::plan_at_run_time(n.layers, gap8, objective::model);
+    check_layout(n.name, r, gap8);
+    // Weights live in L3 and are streamed; the arena holds no more than DORY's bound here.
+    EXPECT_TRUE(r.summary.weights_in_l3);
+    EXPECT_LE(r.summary.l2_peak, r.summary.dory_bound) << n.name;
+  }
+}
+
+TEST(PlanLayout, WithoutL3EverythingStaysInL2) {
+  const platform p = gap8.with_l3(0).with_code_reserve(64 * 1024);
+  const auto r =
+      test::plan_at_run_time(test::layers_of<examples::cifar10_cnn>(), p, objective::model);
+  check_layout("cifar10 without L3", r, p);
+  EXPECT_FALSE(r.summary.weights_in_l3);
+  for (const auto& q : r.plans) {
+    EXPECT_FALSE(q.l3.x || q.l3.w || q.l3.y);
+  }
+}
+
+TEST(PlanLayout, SmallerL2StripesThroughL3) {
+  int striped_rows = 0, striped_weights = 0, from_l3 = 0;
+  for (int l2 : {400 * 1024, 352 * 1024}) {
+    const platform p = gap8.with_l2(l2);
+    const auto r = test::plan_at_run_time(test::layers_of<examples::mobilenet_v1_100_128>(), p,
+                                          objective::model);
+    ASSERT_TRUE(r.summary.ok()) << l2;
+    check_layout("mobilenet_v1 with L2 " + std::to_string(l2), r, p);
+    for (std::size_t i = 1; i < r.layers.size(); ++i) {
+      const layer& l = r.layers[i];
+      const layer_plan& q = r.plans[i];
+      // Stripes hold whole L1 tiles.
+      if (q.l3.y) {
+        ++striped_rows;
+        EXPECT_TRUE(q.l3.y_stripe_h % q.tile_h == 0 || q.l3.y_stripe_h == l.out.h);
+        EXPECT_EQ(q.l3.l2_y, 2 * ((q.l3.y_stripe_h * l.out.w * l.out.c + 3) / 4 * 4));
+      }
+      if (q.l3.w && q.l3.w_stripe_c < l.out.c) {
+        ++striped_weights;
+        EXPECT_EQ(q.l3.w_stripe_c % q.tile_c, 0);
+      }
+      // An output in L3 is read back by the layers that consume it.
+      for (int s = 0; s < l.inputs(); ++s) {
+        if (r.plans[static_cast<std::size_t>(l.src[s])].l3.y) {
+          EXPECT_TRUE(q.l3.x);
+          ++from_l3;
+        }
+      }
+      if (q.l3.x) {
+        const int rows = std::min((q.l3.y_stripe_h - 1) * l.stride.h + l.kernel.h, l.in.h);
+        EXPECT_EQ(q.l3.x_stripe_h, rows);
+      }
+    }
+  }
+  EXPECT_GT(striped_rows, 0);
+  EXPECT_GT(from_l3, 0);
+  EXPECT_GT(striped_weights, 0);
+}
+
+TEST(PlanLayout, ResidualsStayAliveUntilTheirLastConsumer) {
+  const auto r = test::plan_at_run_time(test::layers_of<examples::mobilenet_v2_035_128>(), gap8,
+                                        objective::model);
+  ASSERT_TRUE(r.summary.ok());
+  for (std::size_t i = 1; i < r.layers.size(); ++i) {
+    const layer& l = r.layers[i];
+    for (int s = 0; s < l.inputs(); ++s) {
+      EXPECT_GE(r.l2[static_cast<std::size_t>(l.src[s])].y.until, static_cast<int>(i));
+    }
+  }
+}
+
+}  // namespace
