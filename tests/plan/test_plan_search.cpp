@@ -4,6 +4,8 @@
 // example network, the cost-model plan is never worse than DORY's choice under the model.
 #include <gtest/gtest.h>
 
+#include <ctile/kernels/args.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -49,12 +51,15 @@ int need(const layer& l, const platform& p, int tc, int th, int tw) {
   if (l.kind == op::linear) wts = long{tc} * l.in.h * l.in.w * l.in.c;
   const bool params = l.kind == op::conv || l.kind == op::depthwise || l.kind == op::linear;
   const long kl = params ? 4L * tc * ((l.bias ? 1 : 0) + (l.batchnorm ? 2 : 0)) : 0;
+  // Kernel scratch: what the kernels say they need for a tile of th output rows.
   long scratch = 0;
-  if (l.kind == op::conv &&
-      !(l.kernel.h == 1 && l.kernel.w == 1 && l.stride.h == 1 && l.stride.w == 1))
-    scratch = long{p.cores} * 2 * l.in.c * l.kernel.h * l.kernel.w;
+  if (l.kind == op::conv && !(l.kernel.h == 1 && l.kernel.w == 1 && l.pad == padding{}))
+    scratch = kernels::scratch_bytes(kernels::kernel_kind::conv, th, l.in.c, l.kernel.h, l.kernel.w,
+                                     l.stride.h, p.cores);
   if (l.kind == op::depthwise)
-    scratch = long{p.cores} * (l.kernel.w * (in_h + l.pad.t + l.pad.b) + l.kernel.w);
+    scratch = kernels::scratch_bytes(kernels::kernel_kind::depthwise, th, tc, l.kernel.h,
+                                     l.kernel.w, l.stride.h, p.cores);
+  (void)in_h;
   const long y = long{th} * tw * tc * l.output_bytes_per_element();
   return (changes_x ? 2 : 1) * inputs * up4(x) + (nh * nw * nc > 1 ? 2 : 1) * up4(y) +
          (nc > 1 ? 2 : 1) * (up4(wts) + up4(kl)) + up4(scratch);

@@ -34,9 +34,9 @@ namespace ctile {
 /// kernels' own figures (ctile::kernels::scratch_bytes), so the plan budgets exactly what the
 /// kernels use — conv im2col of 2 output pixels per core (none for a 1x1 unpadded conv, which
 /// reads its input directly); depthwise a padded vertical stripe and a filter per core.
-/// `tile_in_h` is the tile's input height (the depthwise stripe covers it and its padding).
+/// `tile_out_h` is the tile's output height (the depthwise stripe covers its input rows).
 constexpr int kernel_scratch_bytes(op kind, int cores, int in_channels, extent2 kernel,
-                                   extent2 stride, int tile_in_h, padding pad) {
+                                   extent2 stride, int tile_out_h, padding pad) {
   switch (kind) {
     case op::conv: {
       const bool pointwise = kernel.h == 1 && kernel.w == 1 && pad == padding{};
@@ -45,9 +45,9 @@ constexpr int kernel_scratch_bytes(op kind, int cores, int in_channels, extent2 
                                     stride.h, cores);
     }
     case op::depthwise: {
-      const int h_out = window_out(tile_in_h, pad.t, pad.b, kernel.h, stride.h);
-      return kernels::scratch_bytes(kernels::kernel_kind::depthwise, h_out < 1 ? 1 : h_out,
-                                    in_channels, kernel.h, kernel.w, stride.h, cores);
+      return kernels::scratch_bytes(kernels::kernel_kind::depthwise,
+                                    tile_out_h < 1 ? 1 : tile_out_h, in_channels, kernel.h,
+                                    kernel.w, stride.h, cores);
     }
     default:
       return 0;
@@ -180,7 +180,7 @@ constexpr tile_buffers buffers_for(const tiling_problem& P, int tc, int th, int 
   b.y = th * tw * tc * P.out_bpe;
   b.w = tc * P.weights_per_channel;
   b.kl = tc * P.params_per_channel;
-  b.scratch = kernel_scratch_bytes(P.kind, P.cores, P.Cin, P.kernel, P.stride, b.in_h, P.pad);
+  b.scratch = kernel_scratch_bytes(P.kind, P.cores, P.Cin, P.kernel, P.stride, th, P.pad);
   const int spatial = b.nh * b.nw;
   const int x_tiles = P.linear ? 1 : (P.channels_follow_input ? spatial * b.nc : spatial);
   b.x_copies = x_tiles > 1 ? 2 : 1;
@@ -206,7 +206,7 @@ constexpr int l1_bytes_for(const tiling_problem& P, int tc, int th, int tw) {
   const int w = ((tc * P.weights_per_channel + 3) & ~3) + ((tc * P.params_per_channel + 3) & ~3);
   const int scratch =
       P.kind == op::depthwise
-          ? (kernel_scratch_bytes(P.kind, P.cores, P.Cin, P.kernel, P.stride, in_h, P.pad) + 3) & ~3
+          ? (kernel_scratch_bytes(P.kind, P.cores, P.Cin, P.kernel, P.stride, th, P.pad) + 3) & ~3
           : (P.conv_scratch + 3) & ~3;
   const int spatial = nh * nw;
   const int x_tiles = P.linear ? 1 : (P.channels_follow_input ? spatial * nc : spatial);
