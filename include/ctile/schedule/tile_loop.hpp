@@ -257,9 +257,9 @@ void run_tiles(Env& env, const layer& L, const layer_plan& P, const kernels::req
     const int out_bytes = r.y.out_size * r.x.out_size * r.c_size * ebytes;
     env.check_tile(kk, a, P.scratch_bytes);
     {
-      auto reading = env.reading(a.in, in_bytes);
-      auto reading2 = env.reading(a.in2, a.in2 != nullptr ? in_bytes : 0);
-      auto writing = env.writing(a.out, out_bytes);
+      [[maybe_unused]] auto reading = env.reading(a.in, in_bytes);
+      [[maybe_unused]] auto reading2 = env.reading(a.in2, a.in2 != nullptr ? in_bytes : 0);
+      [[maybe_unused]] auto writing = env.writing(a.out, out_bytes);
       env.cluster.fork(a.cores, [&](int core) {
         kernels::tile_args mine = a;
         mine.core = core;
