@@ -51,16 +51,27 @@ constexpr weight_image weight_image_of(const layer& l) {
   return w;
 }
 
+/// A network's plan as the executor reads it: per layer, its L1 plan and its L2/L3 placement
+/// (views of a network_plan<N>, or of plans made at run time for an imported graph).
+struct plan_view {
+  std::span<const layer> layers;
+  std::span<const layer_plan> plans;
+  std::span<const layer_l2> l2;
+};
+template <std::size_t N>
+constexpr plan_view view_of(const std::array<layer, N>& ls, const network_plan<N>& p) {
+  return {ls, p.layers, p.l2};
+}
+
 /// Copies every layer's constant data where the plan wants it: into L3 at the plan's offsets
 /// (when weights live in L3), else into the resident area at the bottom of the L2 arena.
 /// Firmware that flashes L3 with this image, or links the data at those L2 offsets, skips it.
-template <std::size_t N>
-void stage_weights(const std::array<layer, N>& ls, const network_plan<N>& plan,
-                   std::span<const layer_params> params, std::uint8_t* l2, std::uint8_t* l3) {
-  for (std::size_t i = 0; i < N; ++i) {
-    const layer& l = ls[i];
+inline void stage_weights(const plan_view& v, std::span<const layer_params> params,
+                          std::uint8_t* l2, std::uint8_t* l3) {
+  for (std::size_t i = 0; i < v.layers.size(); ++i) {
+    const layer& l = v.layers[i];
     if (!l.has_weights()) continue;
-    const layer_l2& s = plan.l2[i];
+    const layer_l2& s = v.l2[i];
     std::uint8_t* base = s.l3_w >= 0 ? l3 + s.l3_w : l2 + s.w.offset;
     const weight_image img = weight_image_of(l);
     const layer_params& p = params[i];
@@ -266,49 +277,52 @@ void run_layer(Env& env, M& l3, const layer_context& c, std::uint8_t* l1, std::u
 /// Whether step `i` loads the next layer's weights while it runs: when the plan says so and
 /// the next layer takes its weights whole from L3 (a layer streaming channel stripes loads its
 /// own, double-buffered).
-template <std::size_t N>
-constexpr bool prefetches(const std::array<layer, N>& ls, const network_plan<N>& plan,
-                          std::size_t i) {
-  if (i + 1 >= N || !plan.layers[i].l3.prefetch_next) return false;
-  const l3_decision& n = plan.layers[i + 1].l3;
-  return plan.l2[i + 1].l3_w >= 0 && n.w && n.w_stripe_c >= ls[i + 1].out.c;
+constexpr bool prefetches(const plan_view& v, std::size_t i) {
+  if (i + 1 >= v.layers.size() || !v.plans[i].l3.prefetch_next) return false;
+  const l3_decision& n = v.plans[i + 1].l3;
+  return v.l2[i + 1].l3_w >= 0 && n.w && n.w_stripe_c >= v.layers[i + 1].out.c;
 }
 
 /// Runs a planned network on `env` (DMA, cluster, checks) with L3 `l3`. The network input
 /// must be in place (input_l2 / input_l3 give where); `hook` sees every layer's output.
-template <class Env, hal::l3_memory M, std::size_t N, class Hook = no_hook>
-void run_network(Env& env, M& l3, const std::array<layer, N>& ls, const network_plan<N>& plan,
-                 std::span<const kernels::requant_plan> quant, std::uint8_t* l1, std::uint8_t* l2,
-                 Hook&& hook = {}) {
+template <class Env, hal::l3_memory M, class Hook = no_hook>
+void run_network(Env& env, M& l3, const plan_view& v, std::span<const kernels::requant_plan> quant,
+                 std::uint8_t* l1, std::uint8_t* l2, Hook&& hook = {}) {
+  constexpr bool hooked = !std::is_same_v<std::remove_cvref_t<Hook>, no_hook>;
   detail::l3_slot<M> prefetch;
-  for (std::size_t i = 0; i < N; ++i) {
-    const layer& l = ls[i];
+  const std::size_t n = v.layers.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const layer& l = v.layers[i];
+    const layer_l2& s = v.l2[i];
     if (l.kind == op::input) {
-      if (prefetches(ls, plan, i))
-        prefetch.read(l3, l2 + plan.l2[i + 1].w.offset, plan.l2[i + 1].l3_w,
-                      weight_image_of(ls[i + 1]).bytes);
-      if constexpr (!std::is_same_v<std::remove_cvref_t<Hook>, no_hook>)
-        hook(layer_output{static_cast<int>(i), l2 + plan.l2[i].y.offset, -1, l.output_bytes()});
+      if (prefetches(v, i))
+        prefetch.read(l3, l2 + v.l2[i + 1].w.offset, v.l2[i + 1].l3_w,
+                      weight_image_of(v.layers[i + 1]).bytes);
+      if constexpr (hooked) {
+        if (s.l3_y >= 0)
+          hook(layer_output{static_cast<int>(i), nullptr, s.l3_y, l.output_bytes()});
+        else
+          hook(layer_output{static_cast<int>(i), l2 + s.y.offset, -1, l.output_bytes()});
+      }
       continue;
     }
     layer_context c;
     c.l = &l;
-    c.p = &plan.layers[i];
-    c.s = &plan.l2[i];
+    c.p = &v.plans[i];
+    c.s = &s;
     for (int k = 0; k < l.inputs(); ++k) {
-      c.src_s[k] = &plan.l2[static_cast<std::size_t>(l.src[k])];
-      c.src_p[k] = &plan.layers[static_cast<std::size_t>(l.src[k])];
+      c.src_s[k] = &v.l2[static_cast<std::size_t>(l.src[k])];
+      c.src_p[k] = &v.plans[static_cast<std::size_t>(l.src[k])];
     }
-    if (i + 1 < N) {
-      c.next = &ls[i + 1];
-      c.next_s = &plan.l2[i + 1];
+    if (i + 1 < n) {
+      c.next = &v.layers[i + 1];
+      c.next_s = &v.l2[i + 1];
     }
-    c.weights_prefetched = prefetches(ls, plan, i - 1);
-    c.prefetch_next = prefetches(ls, plan, i);
+    c.weights_prefetched = prefetches(v, i - 1);
+    c.prefetch_next = prefetches(v, i);
     c.quant = quant[i];
     run_layer(env, l3, c, l1, l2, prefetch);
-    if constexpr (!std::is_same_v<std::remove_cvref_t<Hook>, no_hook>) {
-      const layer_l2& s = plan.l2[i];
+    if constexpr (hooked) {
       if (s.l3_y >= 0)
         hook(layer_output{static_cast<int>(i), nullptr, s.l3_y, l.output_bytes()});
       else
@@ -365,14 +379,15 @@ struct executor {
 
   /// Copies the constant data to where the plan wants it (L3 image, or resident L2).
   static void stage(const typename Net::params& p, std::uint8_t* l2, std::uint8_t* l3) {
-    schedule::stage_weights(Net::layers, plan, p, l2, l3);
+    schedule::stage_weights(schedule::view_of(Net::layers, plan), p, l2, l3);
   }
 
   /// Runs the network: `l1` of required_l1_bytes, `l2` of required_l2_bytes, `l3` an L3 HAL.
   template <class Env, hal::l3_memory M, class Hook = schedule::no_hook>
   static void run(Env& env, M& l3, const quant_plans& q, std::uint8_t* l1, std::uint8_t* l2,
                   Hook&& hook = {}) {
-    schedule::run_network(env, l3, Net::layers, plan, q, l1, l2, static_cast<Hook&&>(hook));
+    schedule::run_network(env, l3, schedule::view_of(Net::layers, plan), q, l1, l2,
+                          static_cast<Hook&&>(hook));
   }
 };
 
