@@ -50,9 +50,12 @@ inline void depthwise_chw(const tile_args& a) {
     for (int ox = b.x0; ox < b.x1; ++ox) {
       const int ix0 = ox * a.sw - a.pad_l;
       std::uint8_t* o = out + (static_cast<long>(b.y0) * a.w_out + ox) * a.c_out + c;
-      // A word from ix0 stays inside the row, or past it inside the buffer.
-      const bool direct = narrow && ix0 >= 0 && ix0 + a.kw <= a.w_in &&
-                          (ix0 + 4 <= a.w_in || c + 1 < a.c_in || last_row + 1 < a.h_in);
+      // The word loads of the window's last row may run past it into the following rows
+      // and planes; they must stay inside the input tile.
+      const long past = static_cast<long>(ix0) + 4 - a.w_in;
+      const long after = static_cast<long>(a.h_in - 1 - last_row) * a.w_in +
+                         static_cast<long>(a.c_in - 1 - c) * a.h_in * a.w_in;
+      const bool direct = narrow && ix0 >= 0 && ix0 + a.kw <= a.w_in && past <= after;
       if (direct) {
         const std::uint8_t* p = plane + static_cast<long>(r0) * a.w_in + ix0;
         if (a.kh == 3) {
