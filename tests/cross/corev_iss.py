@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""A small instruction-set simulator for the CORE-V builds of the cycle programs.
+"""A small instruction-set simulator for the CORE-V builds of the kernel test programs.
 
 Usage: corev_iss.py [--trace-loops] ELF
 
 QEMU cannot execute CORE-V instructions, so this runs the freestanding cycle programs of
 bench/kernels/cycles (model memory map: RAM at 0x0, entry 0x80, a byte stored to 0x10000000
-is printed, a word stored to 0x20000000 ends the run) on an interpreter of RV32IMC, Zicsr
+is printed, a word stored to 0x20000000 ends the run) and the picolibc test program of
+tests/cross (QEMU virt's layout from 0x80000000, output and exit through the semihosting
+calls picolibc makes) on an interpreter of RV32IMC, Zicsr
 (mcycle, minstret, mcountinhibit) and the CORE-V instructions the kernels use (xcvmem
 post-increment and register-offset loads/stores, xcvbi immediate branches, xcvalu min/max/
 clip, xcvsimd 8-bit dot products and max, xcvmac, and cv.setup hardware loops), as described
@@ -40,9 +42,13 @@ class Exit(Exception):
 
 class Machine:
     def __init__(self, image, entry):
-        self.mem = bytearray(RAM_SIZE)
+        # The core model's map (RAM at 0x0), or QEMU virt's (flash and RAM from 0x80000000,
+        # semihosting) for programs linked with the picolibc toolchain files.
+        self.base = 0x80000000 if entry >= 0x80000000 else 0
+        self.size = (4 << 20) if self.base else RAM_SIZE
+        self.mem = bytearray(self.size)
         for addr, data in image:
-            self.mem[addr:addr + len(data)] = data
+            self.mem[addr - self.base:addr - self.base + len(data)] = data
         self.x = [0] * 32
         self.pc = entry
         self.instret = 0
@@ -57,9 +63,9 @@ class Machine:
 
     # Memory.
     def load(self, addr, size, signed):
-        addr &= MASK
-        if addr + size > RAM_SIZE:
-            raise RuntimeError(f"load outside RAM at {addr:#x}, pc {self.pc:#x}")
+        addr = (addr & MASK) - self.base
+        if addr < 0 or addr + size > self.size:
+            raise RuntimeError(f"load outside RAM at {addr + self.base:#x}, pc {self.pc:#x}")
         v = int.from_bytes(self.mem[addr:addr + size], "little")
         if addr % size:
             self.cycles += 1
@@ -70,10 +76,11 @@ class Machine:
         if addr == 0x10000000:
             self.out.append(chr(v & 0xFF))
             return
-        if addr == 0x20000000:
+        if addr == 0x20000000 and not self.base:
             raise Exit(v & MASK)
-        if addr + size > RAM_SIZE:
-            raise RuntimeError(f"store outside RAM at {addr:#x}, pc {self.pc:#x}")
+        addr -= self.base
+        if addr < 0 or addr + size > self.size:
+            raise RuntimeError(f"store outside RAM at {addr + self.base:#x}, pc {self.pc:#x}")
         if addr % size:
             self.cycles += 1
         self.mem[addr:addr + size] = (v & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
@@ -129,10 +136,11 @@ class Machine:
     # Decoding: each instruction becomes (function(machine, pc) -> next pc or None, size,
     # registers read, register loaded).
     def decode(self, pc):
-        lo = self.mem[pc] | (self.mem[pc + 1] << 8)
+        a = pc - self.base
+        lo = self.mem[a] | (self.mem[a + 1] << 8)
         if lo & 3 != 3:
             return decode_c(lo, pc)
-        w = lo | (self.mem[pc + 2] << 16) | (self.mem[pc + 3] << 24)
+        w = lo | (self.mem[a + 2] << 16) | (self.mem[a + 3] << 24)
         return decode32(w, pc)
 
 
@@ -256,6 +264,12 @@ def decode32(w, pc):
             m.cycles += extra
         return op(f, (rs1, rs2))
     if opc == 0x73:
+        if w == 0x00100073:  # ebreak: a semihosting call when framed by the magic shifts
+            def f(m, pc):
+                if m.load(pc - 4, 4, False) != 0x01F01013 or m.load(pc + 4, 4, False) != 0x40705013:
+                    raise RuntimeError(f"ebreak at {pc:#x}")
+                m.x[10] = semihost(m, m.x[10], m.x[11]) & MASK
+            return op(f, (10, 11))
         if f3 == 0:
             bad("SYSTEM", w, pc)
         n = (w >> 20) & 0xFFF
@@ -324,6 +338,41 @@ def decode32(w, pc):
             return decode_simd(w, pc, rd, rs1, rs2, funct6, op)
         bad("SIMD", w, pc)
     bad("", w, pc)
+
+
+def semihost(m, call, arg):
+    """The few semihosting calls picolibc's stdio and exit make."""
+    def word(i):
+        return m.load(arg + 4 * i, 4, False)
+    if call == 0x01:  # SYS_OPEN
+        return 1
+    if call in (0x02, 0x0C, 0x13):  # SYS_CLOSE, SYS_FLEN, SYS_ERRNO
+        return 0
+    if call == 0x09:  # SYS_ISTTY
+        return 1
+    if call == 0x03:  # SYS_WRITEC
+        m.out.append(chr(m.load(arg, 1, False)))
+        return 0
+    if call == 0x04:  # SYS_WRITE0
+        while True:
+            c = m.load(arg, 1, False)
+            if c == 0:
+                return 0
+            m.out.append(chr(c))
+            arg += 1
+    if call == 0x05:  # SYS_WRITE: handle, buffer, length
+        buf, n = word(1), word(2)
+        m.out.append(bytes(m.load(buf + i, 1, False) for i in range(n)).decode("latin-1"))
+        return 0
+    if call == 0x18:  # SYS_EXIT: reason (0x20026 = application exit)
+        raise Exit(0 if arg == 0x20026 else 1)
+    if call == 0x20:  # SYS_EXIT_EXTENDED: reason, code
+        raise Exit(word(1))
+    if call == 0x15:  # SYS_GET_CMDLINE: none
+        return -1
+    if call in (0x10, 0x11):  # SYS_CLOCK, SYS_TIME
+        return m.instret
+    raise RuntimeError(f"semihosting call {call:#x} not supported")
 
 
 def lanes_u(v):
@@ -588,10 +637,10 @@ def load_elf(path):
     phentsize, phnum = struct.unpack_from("<HH", data, 42)
     image = []
     for i in range(phnum):
-        p_type, p_off, p_vaddr, _, p_filesz, _, _, _ = struct.unpack_from(
+        p_type, p_off, _, p_paddr, p_filesz, _, _, _ = struct.unpack_from(
             "<IIIIIIII", data, phoff + i * phentsize)
-        if p_type == 1 and p_filesz:
-            image.append((p_vaddr, data[p_off:p_off + p_filesz]))
+        if p_type == 1 and p_filesz:  # loaded at the physical address, as QEMU does
+            image.append((p_paddr, data[p_off:p_off + p_filesz]))
     return image, entry
 
 
@@ -599,7 +648,7 @@ def main():
     path = sys.argv[-1]
     image, entry = load_elf(path)
     m = Machine(image, entry)
-    m.x[2] = RAM_SIZE
+    m.x[2] = m.base + m.size
     code = 0
     try:
         m.run()

@@ -345,6 +345,9 @@ TEST(Kernels, ResidualAddWithRescale) {
   rng_t g(5);
   for (int n = 0; n < 40; ++n) {
     const auto rs = [&] {
+      if (uniform(g, 0, 3) == 0)  // large multipliers: the 64-bit path
+        return rescale{(1 << 23) + uniform(g, 0, 1 << 20), uniform(g, -2000, 2000),
+                       uniform(g, 20, 24), uniform(g, 0, 1) == 1};
       return rescale{uniform(g, -3, 40), uniform(g, -2000, 2000), uniform(g, 0, 6),
                      uniform(g, 0, 1) == 1};
     };

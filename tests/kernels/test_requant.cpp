@@ -1,6 +1,6 @@
 // The exact divider: every plan is checked against ctile::apply (the reference semantics)
 // exhaustively on small ranges, at every point where floor(t * m / d) steps for large
-// divisors, and on the t-range helpers.
+// divisors, and on the functions that bound t.
 #include <gtest/gtest.h>
 
 #include <cstdint>

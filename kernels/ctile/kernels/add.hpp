@@ -10,20 +10,49 @@
 
 namespace ctile::kernels {
 
+namespace detail {
+
+/// A rescale whose arithmetic on 0..255 inputs stays within +-2^30 in 32 bits.
+constexpr bool rescale_fits32(const rescale& r) {
+  const std::int64_t m = r.mul < 0 ? -std::int64_t{r.mul} : r.mul;
+  const std::int64_t c = r.add < 0 ? -std::int64_t{r.add} : r.add;
+  return r.shift >= 0 && r.shift < 31 && m * 255 + c < (std::int64_t{1} << 30);
+}
+
+[[gnu::always_inline]] inline std::int32_t rescale32(const rescale& r, std::int32_t x,
+                                                     std::int32_t lo, std::int32_t hi) {
+  const std::int32_t v = (x * r.mul + r.add) >> r.shift;  // arithmetic since C++20
+  return r.clip ? (v < lo ? lo : (v > hi ? hi : v)) : v;
+}
+
+}  // namespace detail
+
 /// This core's part of an add tile (in, in2 and out all h_out x w_out x c_out).
 inline void add_hwc(const tile_args& a) {
   const box b = work_of(kernel_kind::add, a);
   if (b.empty()) return;
   auto* out = static_cast<std::uint8_t*>(a.out);
-  const requant_plan& q = a.quant;
+  const requant_plan q = a.quant;
+  const rescale r0 = a.scale0, r1 = a.scale1;
+  const bool fast = !q.t64 && detail::rescale_fits32(r0) && detail::rescale_fits32(r1);
   for (int y = b.y0; y < b.y1; ++y)
     for (int x = b.x0; x < b.x1; ++x) {
       const long base = (static_cast<long>(y) * a.w_out + x) * a.c_out;
+      const std::uint8_t* p0 = a.in + base;
+      const std::uint8_t* p1 = a.in2 + base;
+      std::uint8_t* o = out + base;
+      if (fast) {
+        for (int ch = b.c0; ch < b.c1; ++ch) {
+          const std::int32_t t =
+              detail::rescale32(r0, p0[ch], q.lo, q.hi) + detail::rescale32(r1, p1[ch], q.lo, q.hi);
+          o[ch] = static_cast<std::uint8_t>(requantize(q, t));
+        }
+        continue;
+      }
       for (int ch = b.c0; ch < b.c1; ++ch) {
-        const std::int64_t t = apply(a.scale0, a.in[base + ch], q.lo, q.hi) +
-                               apply(a.scale1, a.in2[base + ch], q.lo, q.hi);
-        out[base + ch] = static_cast<std::uint8_t>(
-            q.t64 ? requantize64(q, t) : requantize(q, static_cast<std::int32_t>(t)));
+        const std::int64_t t = apply(r0, p0[ch], q.lo, q.hi) + apply(r1, p1[ch], q.lo, q.hi);
+        o[ch] = static_cast<std::uint8_t>(q.t64 ? requantize64(q, t)
+                                                : requantize(q, static_cast<std::int32_t>(t)));
       }
     }
 }

@@ -20,6 +20,18 @@ inline void im2col(const tile_args& a, int oy, int ox, std::uint8_t* col) {
   const int c = a.c_in;
   const int iy0 = oy * a.sh - a.pad_t;
   const int ix0 = ox * a.sw - a.pad_l;
+  const int row = a.kw * c;
+  // Inside the tile with whole words: one word copy per kernel row.
+  if ((row & 3) == 0 && iy0 >= 0 && iy0 + a.kh <= a.h_in && ix0 >= 0 && ix0 + a.kw <= a.w_in &&
+      ((reinterpret_cast<std::uintptr_t>(a.in) | reinterpret_cast<std::uintptr_t>(col) |
+        static_cast<std::uintptr_t>(a.w_in * c)) &
+       3u) == 0) {
+    const std::uint8_t* s = a.in + (static_cast<long>(iy0) * a.w_in + ix0) * c;
+    const long pitch = static_cast<long>(a.w_in) * c;
+    std::uint8_t* d = col;
+    for (int ky = 0; ky < a.kh; ++ky, s += pitch, d += row) isa::copy_words(d, s, row / 4);
+    return;
+  }
   std::uint8_t* d = col;
   for (int ky = 0; ky < a.kh; ++ky) {
     const int iy = iy0 + ky;
@@ -64,6 +76,17 @@ inline void matmul_columns(const tile_args& a, const atoms::epilogue& epi, const
   const atoms::epilogue ep = epi;  // a local copy: its fields stay in registers
   int co = c0;
   if (p1 != nullptr) {
+#if defined(CTILE_KERNELS_ISA_COREV)
+    // Whole words: up to 8 blocks at a time in one nested hardware loop, then requantized.
+    if (k % 4 == 0 && k >= 4) {
+      std::int32_t acc[64];
+      while (co + 4 <= c1) {
+        const int nb = (c1 - co) / 4 < 8 ? (c1 - co) / 4 : 8;
+        isa::mm4x2_blocks(p0, p1, weights + static_cast<long>(co) * k, k / 4, nb, acc);
+        for (int i = 0; i < nb; ++i, co += 4) atoms::store_block(ep, co, acc + 8 * i, o0, o1, 2);
+      }
+    }
+#endif
     for (; co + 4 <= c1; co += 4) {
       std::int32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       atoms::mm4x2(p0, p1, weights + static_cast<long>(co) * k, k, k, acc);

@@ -14,6 +14,26 @@
 
 namespace ctile::kernels {
 
+namespace detail {
+
+/// One output column of a 3-row filter read straight from the plane, `n` outputs.
+template <int Path, bool Lo0>
+inline void dw3_column(const atoms::epilogue& epi, int c, const std::uint8_t* p, long w_in,
+                       long rstep, std::uint8_t* o, long ostep, int n, const std::uint8_t* filt) {
+  const atoms::epilogue ep = epi;  // a local copy: its fields stay in registers
+  const std::uint32_t f0 = isa::load4a(filt), f1 = isa::load4a(filt + 4),
+                      f2 = isa::load4a(filt + 8);
+  const long w2 = 2 * w_in;
+  for (int i = 0; i < n; ++i, p += rstep, o += ostep) {
+    std::int32_t acc = isa::sdotusp4(isa::load4(p), f0, 0);
+    acc = isa::sdotusp4(isa::load4(p + w_in), f1, acc);
+    acc = isa::sdotusp4(isa::load4(p + w2), f2, acc);
+    *o = static_cast<std::uint8_t>(atoms::finish_as<Path, Lo0>(ep, c, acc));
+  }
+}
+
+}  // namespace detail
+
 /// This core's part of a depthwise tile. Scratch: depthwise_scratch_per_core(h_out, kh, kw,
 /// sh) bytes per core.
 inline void depthwise_chw(const tile_args& a) {
@@ -50,21 +70,23 @@ inline void depthwise_chw(const tile_args& a) {
     for (int ox = b.x0; ox < b.x1; ++ox) {
       const int ix0 = ox * a.sw - a.pad_l;
       std::uint8_t* o = out + (static_cast<long>(b.y0) * a.w_out + ox) * a.c_out + c;
-      // A word from ix0 stays inside the row, or past it inside the buffer.
-      const bool direct = narrow && ix0 >= 0 && ix0 + a.kw <= a.w_in &&
-                          (ix0 + 4 <= a.w_in || c + 1 < a.c_in || last_row + 1 < a.h_in);
+      // The word loads of the window's last row may run past it into the following rows
+      // and planes; they must stay inside the input tile.
+      const long past = static_cast<long>(ix0) + 4 - a.w_in;
+      const long after = static_cast<long>(a.h_in - 1 - last_row) * a.w_in +
+                         static_cast<long>(a.c_in - 1 - c) * a.h_in * a.w_in;
+      const bool direct = narrow && ix0 >= 0 && ix0 + a.kw <= a.w_in && past <= after;
       if (direct) {
         const std::uint8_t* p = plane + static_cast<long>(r0) * a.w_in + ix0;
         if (a.kh == 3) {
-          const std::uint32_t f0 = isa::load4a(filt), f1 = isa::load4a(filt + 4),
-                              f2 = isa::load4a(filt + 8);
-          const long w1 = a.w_in, w2 = 2L * a.w_in;
-          for (int oy = b.y0; oy < b.y1; ++oy, p += rstep, o += ostep) {
-            std::int32_t acc = isa::sdotusp4(isa::load4(p), f0, 0);
-            acc = isa::sdotusp4(isa::load4(p + w1), f1, acc);
-            acc = isa::sdotusp4(isa::load4(p + w2), f2, acc);
-            *o = static_cast<std::uint8_t>(ep(c, acc));
-          }
+          const int cnt = b.y1 - b.y0;
+          const long wi = a.w_in;
+          if (ep.path == 0 && ep.lo == 0)
+            detail::dw3_column<0, true>(ep, c, p, wi, rstep, o, ostep, cnt, filt);
+          else if (ep.path == 1 && ep.lo == 0)
+            detail::dw3_column<1, true>(ep, c, p, wi, rstep, o, ostep, cnt, filt);
+          else
+            detail::dw3_column<2, false>(ep, c, p, wi, rstep, o, ostep, cnt, filt);
         } else {
           for (int oy = b.y0; oy < b.y1; ++oy, p += rstep, o += ostep) {
             std::int32_t acc = 0;

@@ -134,6 +134,71 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
   acc[4] = s4, acc[5] = s5, acc[6] = s6, acc[7] = s7;
 }
 
+/// `blocks` consecutive 4x2 blocks over K = 4 * words bytes (filters contiguous, K apart):
+/// block b's 8 sums go to acc[8 b .. 8 b + 7] (filter-major: 2 f + p). An outer hardware
+/// loop (loop 1) around the 4x2 inner loop (loop 0): per block 23 instructions besides the
+/// inner loop (zeroing, 8 post-increment stores, pointer rewinds).
+inline void mm4x2_blocks(const std::uint8_t* a0, const std::uint8_t* a1, const std::int8_t* w,
+                         int words, int blocks, std::int32_t* acc) {
+  const int k = 4 * words;
+  const std::int8_t* w0 = w;
+  const std::int8_t* w1 = w + k;
+  const std::int8_t* w2 = w1 + k;
+  const std::int8_t* w3 = w2 + k;
+  std::int32_t s0, s1, s2, s3, s4, s5, s6, s7;
+  std::uint32_t x0, x1, y0, y1, y2, y3;
+  // Outer body: 8 + 1 + 14 + 8 + 2 + 4 = 37 instructions, end at 4 + 37 * 4 = 152: uimm 76.
+  __asm__ volatile(
+      ".balign 4\n"
+      ".option push\n"
+      ".option norvc\n"
+      ".insn i 0x2B, 4, x15, %[nb], 76\n"
+      "mv %[s0], zero\n"
+      "mv %[s1], zero\n"
+      "mv %[s2], zero\n"
+      "mv %[s3], zero\n"
+      "mv %[s4], zero\n"
+      "mv %[s5], zero\n"
+      "mv %[s6], zero\n"
+      "mv %[s7], zero\n"
+      ".insn i 0x2B, 4, x14, %[n], 30\n"
+      "cv.lw %[x0], (%[a0]), 4\n"
+      "cv.lw %[x1], (%[a1]), 4\n"
+      "cv.lw %[y0], (%[w0]), 4\n"
+      "cv.lw %[y1], (%[w1]), 4\n"
+      "cv.sdotusp.b %[s0], %[x0], %[y0]\n"
+      "cv.sdotusp.b %[s1], %[x1], %[y0]\n"
+      "cv.lw %[y2], (%[w2]), 4\n"
+      "cv.sdotusp.b %[s2], %[x0], %[y1]\n"
+      "cv.sdotusp.b %[s3], %[x1], %[y1]\n"
+      "cv.lw %[y3], (%[w3]), 4\n"
+      "cv.sdotusp.b %[s4], %[x0], %[y2]\n"
+      "cv.sdotusp.b %[s5], %[x1], %[y2]\n"
+      "cv.sdotusp.b %[s6], %[x0], %[y3]\n"
+      "cv.sdotusp.b %[s7], %[x1], %[y3]\n"
+      "cv.sw %[s0], (%[acc]), 4\n"
+      "cv.sw %[s1], (%[acc]), 4\n"
+      "cv.sw %[s2], (%[acc]), 4\n"
+      "cv.sw %[s3], (%[acc]), 4\n"
+      "cv.sw %[s4], (%[acc]), 4\n"
+      "cv.sw %[s5], (%[acc]), 4\n"
+      "cv.sw %[s6], (%[acc]), 4\n"
+      "cv.sw %[s7], (%[acc]), 4\n"
+      "sub %[a0], %[a0], %[k]\n"
+      "sub %[a1], %[a1], %[k]\n"
+      "mv %[w0], %[w3]\n"
+      "add %[w1], %[w0], %[k]\n"
+      "add %[w2], %[w1], %[k]\n"
+      "add %[w3], %[w2], %[k]\n"
+      ".option pop\n"
+      : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4),
+        [s5] "=&r"(s5), [s6] "=&r"(s6), [s7] "=&r"(s7), [a0] "+r"(a0), [a1] "+r"(a1), [w0] "+r"(w0),
+        [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3), [x0] "=&r"(x0), [x1] "=&r"(x1), [y0] "=&r"(y0),
+        [y1] "=&r"(y1), [y2] "=&r"(y2), [y3] "=&r"(y3), [acc] "+r"(acc)
+      : [n] "r"(words), [nb] "r"(blocks), [k] "r"(k)
+      : "memory");
+}
+
 /// The 4x1 loop (odd last pixel): 5 loads + 4 cv.sdotusp.b per 16 MACs.
 inline void mm4x1(const std::uint8_t* a0, const std::int8_t* w0, const std::int8_t* w1,
                   const std::int8_t* w2, const std::int8_t* w3, int words, std::int32_t* acc) {

@@ -40,11 +40,14 @@ inline std::int32_t max(std::int32_t a, std::int32_t b) {
 inline std::int32_t min(std::int32_t a, std::int32_t b) {
   return a < b ? a : b;
 }
+/// Words at any address (the cores handle misaligned accesses): an under-aligned, aliasing
+/// word type makes the access defined for the compiler.
+typedef std::uint32_t any_word __attribute__((aligned(1), may_alias));
 inline std::uint32_t load4(const void* p) {
-  return *static_cast<const std::uint32_t*>(p);
+  return *static_cast<const any_word*>(p);
 }
 inline void store4(void* p, std::uint32_t v) {
-  *static_cast<std::uint32_t*>(p) = v;
+  *static_cast<any_word*>(p) = v;
 }
 
 using portable::copy_words;
