@@ -102,7 +102,7 @@ namespace {
 
 using i64 = std::int64_t;
 
-constexpr i64 max_elements = i64{1} << 28;  // refuse tensors larger than this
+constexpr i64 max_elements = i64{1} << 24;  // refuse tensors larger than this (16 M values)
 constexpr i64 max_dim = 1 << 20;
 
 // ---- Constants -------------------------------------------------------------------------
@@ -388,13 +388,13 @@ constant importer::read_tensor(const ::onnx::TensorProto& t) const {
   if (t.data_location() == ::onnx::TensorProto::EXTERNAL)
     fail("tensor '" + t.name() + "' uses external data, which is not supported");
   const auto un = static_cast<std::size_t>(n);
-  c.v.resize(un);
   const std::string& raw = t.raw_data();
   const bool has_raw = t.has_raw_data();
   auto from_raw = [&]<class T>(T) {
     if (raw.size() != un * sizeof(T))
       fail("tensor '" + t.name() + "' holds " + std::to_string(raw.size()) + " bytes, " +
            std::to_string(un * sizeof(T)) + " expected (truncated or malformed)");
+    c.v.resize(un);  // only once the data is known to be there
     for (std::size_t i = 0; i < un; ++i) {
       T x;
       std::memcpy(&x, raw.data() + i * sizeof(T), sizeof(T));
@@ -405,6 +405,7 @@ constant importer::read_tensor(const ::onnx::TensorProto& t) const {
     if (static_cast<std::size_t>(field.size()) != un)
       fail("tensor '" + t.name() + "' holds " + std::to_string(field.size()) + " values, " +
            std::to_string(un) + " expected (truncated or malformed)");
+    c.v.resize(un);
     for (std::size_t i = 0; i < un; ++i)
       c.v[i] = static_cast<double>(field.Get(static_cast<int>(i)));
   };
