@@ -555,7 +555,37 @@ def bad_broadcast():
         min=0.0, max=255.0))
 
 
+def conv_then(name, chain):
+    """A conv whose output goes through `chain(g, tensor)`, then into a second conv."""
+    g = Graph(name, [1, 4, 6, 6])
+    c = g.node("Conv", [g.x_name, g.init(rng.integers(-5, 6, size=(4, 4, 3, 3)).astype(
+        np.float32))], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    y = chain(g, c)
+    g.outputs = [g.node("Conv", [y, g.init(rng.integers(-5, 6, size=(2, 4, 1, 1)).astype(
+        np.float32))], kernel_shape=[1, 1])]
+    return g
+
+
+def bad_double_round():
+    return conv_then("bad_double_round", lambda g, c: g.node("Clip", [g.node("Floor", [g.node(
+        "Div", [g.node("Mul", [g.node("Floor", [g.node("Div", [c, g.const(3.0)])]),
+                               g.const(5.0)]), g.const(7.0)])])], min=0.0, max=255.0))
+
+
+def bad_unclipped():
+    return conv_then("bad_unclipped", lambda g, c: g.node("Floor", [g.node("Div", [
+        c, g.const(16.0)])]))
+
+
+def bad_fraction():
+    return conv_then("bad_fraction", lambda g, c: g.node("Clip", [g.node("Div", [
+        c, g.const(3.0)])], min=0.0, max=255.0))
+
+
 INVALID = [
+    (bad_double_round, r"two successive requantizations"),
+    (bad_unclipped, r"not clipped to an unsigned range"),
+    (bad_fraction, r"Clip.*not an integer"),
     (bad_broadcast, r"Mul.*does not broadcast along the channel axis"),
     (bad_dilation, r"Conv.*dilation 2"),
     (bad_groups, r"Conv.*group 2"),
