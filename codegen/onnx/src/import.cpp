@@ -113,7 +113,7 @@ struct constant {
   [[nodiscard]] i64 size() const { return static_cast<i64>(v.size()); }
 };
 
-// ---- Exact integer helpers -------------------------------------------------------------
+// ---- Exact integer arithmetic ----------------------------------------------------------
 
 struct overflow {};
 
