@@ -1162,9 +1162,64 @@ void importer::fold_constants() {
       c.v.push_back(a.v[static_cast<std::size_t>(i)]);
     }
     c.dims = idx.dims;
-  } else if (op == "Unsqueeze" || op == "Squeeze" || op == "Reshape" || op == "Flatten" ||
-             op == "Identity" || op == "Cast") {
-    c.dims = {c.size()};
+  } else if (op == "Identity") {
+  } else if (op == "Cast") {
+    const i64 to = attr_int("to", 1);
+    using TP = ::onnx::TensorProto;
+    if (to != TP::FLOAT && to != TP::DOUBLE && to != TP::FLOAT16)
+      for (auto& x : c.v) x = std::trunc(x);
+  } else if (op == "Reshape") {
+    std::vector<i64> target;
+    for (double x : const_of(in_(1)).v) target.push_back(to_int(x));
+    i64 known = 1;
+    int infer_at = -1;
+    for (std::size_t i = 0; i < target.size(); ++i) {
+      if (target[i] == 0 && i < a.dims.size()) target[i] = a.dims[i];
+      if (target[i] == -1 && infer_at < 0) {
+        infer_at = static_cast<int>(i);
+        continue;
+      }
+      if (target[i] <= 0 || target[i] > max_elements) fail("bad Reshape target");
+      known *= target[i];
+      if (known > max_elements) fail("bad Reshape target");
+    }
+    if (infer_at >= 0)
+      target[static_cast<std::size_t>(infer_at)] = known > 0 ? a.size() / known : 0;
+    i64 n = 1;
+    for (i64 x : target) n *= x;
+    if (n != a.size()) fail("Reshape target does not hold the constant's values");
+    c.dims = target;
+  } else if (op == "Unsqueeze") {
+    std::vector<i64> axes = attr_ints("axes");
+    if (axes.empty() && node_->input_size() > 1)
+      for (double x : const_of(in_(1)).v) axes.push_back(to_int(x));
+    const i64 r = static_cast<i64>(a.dims.size() + axes.size());
+    std::vector<bool> unit(static_cast<std::size_t>(r), false);
+    for (i64 ax : axes) {
+      if (ax < 0) ax += r;
+      if (ax < 0 || ax >= r) fail("Unsqueeze axis out of range");
+      unit[static_cast<std::size_t>(ax)] = true;
+    }
+    c.dims.clear();
+    std::size_t j = 0;
+    for (i64 i = 0; i < r; ++i) {
+      if (unit[static_cast<std::size_t>(i)]) {
+        c.dims.push_back(1);
+      } else {
+        if (j >= a.dims.size()) fail("Unsqueeze axes repeat");
+        c.dims.push_back(a.dims[j++]);
+      }
+    }
+  } else if (op == "Squeeze") {
+    c.dims.clear();
+    for (i64 x : a.dims)
+      if (x != 1) c.dims.push_back(x);
+  } else if (op == "Flatten") {
+    const i64 axis = attr_int("axis", 1);
+    if (axis < 0 || axis > static_cast<i64>(a.dims.size())) fail("Flatten axis out of range");
+    i64 outer = 1;
+    for (i64 i = 0; i < axis; ++i) outer *= a.dims[static_cast<std::size_t>(i)];
+    c.dims = {outer, outer > 0 ? a.size() / outer : 0};
   } else if (op == "Concat") {
     c.v.clear();
     for (const auto& in : node_->input()) {
