@@ -190,6 +190,7 @@ struct affine {
 struct chain {
   affine s1;
   bool rounded1 = false;
+  bool truncated1 = false;  ///< stage 1 rounded by truncation (integer Div, Cast)
   affine s2;
   bool integer_type = false;  ///< the ONNX tensor holds integers (after a Cast to an int type)
   int lo = std::numeric_limits<int>::min();
@@ -516,15 +517,20 @@ void importer::chain_op(chain& ch, const std::string& op, const constant* c, boo
     if (p.size() > 1) s.expand(p.size());
   }
   auto at = [&](std::size_t i) { return p.size() == 1 ? p[0] : p[i]; };
-  auto round = [&] {
-    // The value becomes an integer: floor (truncation and floor agree on the clipped range).
+  // The value becomes an integer. An integer Div or a Cast truncates, Floor floors: they agree
+  // on values >= 0, and on negative values once a clip with lo >= 0 follows, as long as no
+  // offset is added in between (checked when folding).
+  auto round = [&](bool truncates) {
     if (!second) {
       ch.rounded1 = true;
+      ch.truncated1 = truncates;
       return;
     }
     affine& t = ch.s2;
     t.reduce();
     if (t.identity()) return;
+    if (ch.truncated1 && !(t.A.size() == 1 && t.A[0] == 0))
+      fail("an offset after a truncating division: truncation and floor would differ");
     if (t.M.size() == 1 && t.M[0] == 1 && t.A.size() == 1) {
       // floor((floor(N / D1) + a) / d) = floor((N + a D1) / (D1 d))
       for (auto& x : ch.s1.A) x = add64(x, mul(t.A[0], ch.s1.D));
@@ -557,11 +563,11 @@ void importer::chain_op(chain& ch, const std::string& op, const constant* c, boo
     s.D = mul(s.D, p[0]);
     if (ch.integer_type) {
       s.reduce();
-      round();
+      round(true);
     }
   } else if (op == "Floor") {
     s.reduce();
-    round();
+    round(false);
   } else if (op == "Cast") {
     const i64 to = attr_int("to", 0);
     using TP = ::onnx::TensorProto;
@@ -571,7 +577,7 @@ void importer::chain_op(chain& ch, const std::string& op, const constant* c, boo
     if (!to_int && !to_float) fail("Cast to data type " + std::to_string(to) + " is not supported");
     if (to_int) {
       s.reduce();
-      if (s.D != 1) round();
+      if (s.D != 1) round(true);
     }
     ch.integer_type = to_int;
     return;
