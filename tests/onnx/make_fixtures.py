@@ -592,7 +592,18 @@ def bad_fraction():
         c, g.const(3.0)])], min=0.0, max=255.0))
 
 
+def bad_trunc_offset():
+    def chain(g, c):
+        t = g.node("Cast", [c], to=TensorProto.INT64)
+        t = g.node("Div", [t, g.const([3], np.int64)])  # truncates
+        t = g.node("Cast", [t], to=TensorProto.FLOAT)
+        t = g.node("Floor", [g.node("Div", [g.node("Add", [t, g.const(2.0)]), g.const(4.0)])])
+        return g.node("Clip", [t], min=0.0, max=255.0)
+    return conv_then("bad_trunc_offset", chain)
+
+
 INVALID = [
+    (bad_trunc_offset, r"Floor.*offset after a truncating division"),
     (bad_double_round, r"two successive requantizations"),
     (bad_unclipped, r"not clipped to an unsigned range"),
     (bad_fraction, r"Clip.*not an integer"),
