@@ -238,19 +238,29 @@ def fx_nemo_pad_bias():
 
 def fx_quantlab_4bit():
     """Quantlab: Mul -> Add -> Div(2^k) -> Floor -> Clip(0, 15) without Casts (4-bit output),
-    Clip with min/max inputs (opset 13), Pad with a pads input, a 4-bit layer feeding an 8-bit
-    one, GlobalAveragePool, MatMul with a [K, N] weight, Softmax tail."""
+    per-channel constants shaped by Unsqueeze / Reshape nodes, Clip with min/max inputs
+    (opset 13), Pad with a pads input, a 4-bit layer feeding an 8-bit one, GlobalAveragePool,
+    MatMul with a [K, N] weight, Softmax tail."""
     g = Graph("quantlab_4bit", [1, 2, 9, 9], opset=13)
 
-    def ql_requant(x_name, acc, bits):
+    def ql_requant(x_name, acc, bits, shape_op):
         c = acc.shape[1]
         mul = rng.integers(1, 6, size=c).astype(np.int64)
         addv = rng.integers(-200, 200, size=c).astype(np.int64)
         t = acc * mul.reshape(1, c, 1, 1) + addv.reshape(1, c, 1, 1)
         hi = (1 << bits) - 1
         k = max(0, int(np.ceil(np.log2(max(1.0, np.percentile(np.abs(t), 95) / hi)))))
-        t1 = g.node("Mul", [x_name, g.init(mul.reshape(1, c, 1, 1))])
-        t2 = g.node("Add", [t1, g.init(addv.reshape(1, c, 1, 1))])
+        # Per-channel constants stored as [C] and brought to [1, C, 1, 1] by shape plumbing.
+        if shape_op == "Unsqueeze":
+            axes = g.init(np.array([0, 2, 3]), np.int64)
+            mc = g.node("Unsqueeze", [g.init(mul), axes])
+            ac = g.node("Unsqueeze", [g.init(addv), axes])
+        else:
+            shp = g.init(np.array([1, -1, 1, 1]), np.int64)
+            mc = g.node("Reshape", [g.init(mul), shp])
+            ac = g.node("Reshape", [g.init(addv), shp])
+        t1 = g.node("Mul", [x_name, mc])
+        t2 = g.node("Add", [t1, ac])
         t3 = g.node("Div", [t2, g.init(np.array(2.0 ** k))])
         t4 = g.node("Floor", [t3])
         out = g.node("Clip", [t4, g.init(np.array(0.0)), g.init(np.array(float(hi)))])
@@ -259,11 +269,11 @@ def fx_quantlab_4bit():
     pads = g.init(np.array([0, 0, 1, 1, 0, 0, 1, 1]), np.int64)
     p = g.node("Pad", [g.x_name, pads], mode="constant")
     c1, acc = conv(g, p, np.pad(g.x, ((0, 0), (0, 0), (1, 1), (1, 1))), 6, (3, 3))
-    y1n, y1 = ql_requant(c1, acc, 4)
+    y1n, y1 = ql_requant(c1, acc, 4, "Unsqueeze")
     g.anchor(y1)
     assert y1.max() <= 15
     c2, acc2 = conv(g, y1n, y1, 8, (1, 1))
-    y2n, y2 = ql_requant(c2, acc2, 8)
+    y2n, y2 = ql_requant(c2, acc2, 8, "Reshape")
     g.anchor(y2)
     gap = g.node("GlobalAveragePool", [y2n])
     area = y2.shape[2] * y2.shape[3]
@@ -555,7 +565,48 @@ def bad_broadcast():
         min=0.0, max=255.0))
 
 
+def conv_then(name, chain):
+    """A conv whose output goes through `chain(g, tensor)`, then into a second conv."""
+    g = Graph(name, [1, 4, 6, 6])
+    c = g.node("Conv", [g.x_name, g.init(rng.integers(-5, 6, size=(4, 4, 3, 3)).astype(
+        np.float32))], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    y = chain(g, c)
+    g.outputs = [g.node("Conv", [y, g.init(rng.integers(-5, 6, size=(2, 4, 1, 1)).astype(
+        np.float32))], kernel_shape=[1, 1])]
+    return g
+
+
+def bad_double_round():
+    return conv_then("bad_double_round", lambda g, c: g.node("Clip", [g.node("Floor", [g.node(
+        "Div", [g.node("Mul", [g.node("Floor", [g.node("Div", [c, g.const(3.0)])]),
+                               g.const(5.0)]), g.const(7.0)])])], min=0.0, max=255.0))
+
+
+def bad_unclipped():
+    return conv_then("bad_unclipped", lambda g, c: g.node("Floor", [g.node("Div", [
+        c, g.const(16.0)])]))
+
+
+def bad_fraction():
+    return conv_then("bad_fraction", lambda g, c: g.node("Clip", [g.node("Div", [
+        c, g.const(3.0)])], min=0.0, max=255.0))
+
+
+def bad_trunc_offset():
+    def chain(g, c):
+        t = g.node("Cast", [c], to=TensorProto.INT64)
+        t = g.node("Div", [t, g.const([3], np.int64)])  # truncates
+        t = g.node("Cast", [t], to=TensorProto.FLOAT)
+        t = g.node("Floor", [g.node("Div", [g.node("Add", [t, g.const(2.0)]), g.const(4.0)])])
+        return g.node("Clip", [t], min=0.0, max=255.0)
+    return conv_then("bad_trunc_offset", chain)
+
+
 INVALID = [
+    (bad_trunc_offset, r"Floor.*offset after a truncating division"),
+    (bad_double_round, r"two successive requantizations"),
+    (bad_unclipped, r"not clipped to an unsigned range"),
+    (bad_fraction, r"Clip.*not an integer"),
     (bad_broadcast, r"Mul.*does not broadcast along the channel axis"),
     (bad_dilation, r"Conv.*dilation 2"),
     (bad_groups, r"Conv.*group 2"),

@@ -133,6 +133,12 @@ std::string generate_header(const imported_network& net, const header_options& o
   o << "using " << n << " = ctile::network<\n";
   for (std::size_t i = 0; i < net.layers.size(); ++i)
     o << "    " << layer_expr(net.layers[i]) << (i + 1 < net.layers.size() ? ",\n" : ">;\n\n");
+  o << "// The shapes the importer found (HWC), checked against ctile's shape inference.\n";
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    const shape& s = net.layers[i].out;
+    o << "static_assert(" << n << "::layers[" << i << "].out == ctile::shape{" << s.h << ", " << s.w
+      << ", " << s.c << "}, \"layer " << i << " has the shape the importer found\");\n";
+  }
   o << "inline constexpr bool " << n << "_weights_in_l3 = " << (opt.l3 ? "true" : "false") << ";\n";
   o << "/// out_layerK index of each layer (-1: not a golden layer).\ninline constexpr int " << n
     << "_golden[" << net.layers.size() << "] = {";

@@ -102,7 +102,7 @@ namespace {
 
 using i64 = std::int64_t;
 
-constexpr i64 max_elements = i64{1} << 28;  // refuse tensors larger than this
+constexpr i64 max_elements = i64{1} << 24;  // refuse tensors larger than this (16 M values)
 constexpr i64 max_dim = 1 << 20;
 
 // ---- Constants -------------------------------------------------------------------------
@@ -113,7 +113,7 @@ struct constant {
   [[nodiscard]] i64 size() const { return static_cast<i64>(v.size()); }
 };
 
-// ---- Exact integer helpers -------------------------------------------------------------
+// ---- Exact integer arithmetic ----------------------------------------------------------
 
 struct overflow {};
 
@@ -190,6 +190,7 @@ struct affine {
 struct chain {
   affine s1;
   bool rounded1 = false;
+  bool truncated1 = false;  ///< stage 1 rounded by truncation (integer Div, Cast)
   affine s2;
   bool integer_type = false;  ///< the ONNX tensor holds integers (after a Cast to an int type)
   int lo = std::numeric_limits<int>::min();
@@ -388,13 +389,13 @@ constant importer::read_tensor(const ::onnx::TensorProto& t) const {
   if (t.data_location() == ::onnx::TensorProto::EXTERNAL)
     fail("tensor '" + t.name() + "' uses external data, which is not supported");
   const auto un = static_cast<std::size_t>(n);
-  c.v.resize(un);
   const std::string& raw = t.raw_data();
   const bool has_raw = t.has_raw_data();
   auto from_raw = [&]<class T>(T) {
     if (raw.size() != un * sizeof(T))
       fail("tensor '" + t.name() + "' holds " + std::to_string(raw.size()) + " bytes, " +
            std::to_string(un * sizeof(T)) + " expected (truncated or malformed)");
+    c.v.resize(un);  // only once the data is known to be there
     for (std::size_t i = 0; i < un; ++i) {
       T x;
       std::memcpy(&x, raw.data() + i * sizeof(T), sizeof(T));
@@ -405,6 +406,7 @@ constant importer::read_tensor(const ::onnx::TensorProto& t) const {
     if (static_cast<std::size_t>(field.size()) != un)
       fail("tensor '" + t.name() + "' holds " + std::to_string(field.size()) + " values, " +
            std::to_string(un) + " expected (truncated or malformed)");
+    c.v.resize(un);
     for (std::size_t i = 0; i < un; ++i)
       c.v[i] = static_cast<double>(field.Get(static_cast<int>(i)));
   };
@@ -515,15 +517,20 @@ void importer::chain_op(chain& ch, const std::string& op, const constant* c, boo
     if (p.size() > 1) s.expand(p.size());
   }
   auto at = [&](std::size_t i) { return p.size() == 1 ? p[0] : p[i]; };
-  auto round = [&] {
-    // The value becomes an integer: floor (truncation and floor agree on the clipped range).
+  // The value becomes an integer. An integer Div or a Cast truncates, Floor floors: they agree
+  // on values >= 0, and on negative values once a clip with lo >= 0 follows, as long as no
+  // offset is added in between (checked when folding).
+  auto round = [&](bool truncates) {
     if (!second) {
       ch.rounded1 = true;
+      ch.truncated1 = truncates;
       return;
     }
     affine& t = ch.s2;
     t.reduce();
     if (t.identity()) return;
+    if (ch.truncated1 && !(t.A.size() == 1 && t.A[0] == 0))
+      fail("an offset after a truncating division: truncation and floor would differ");
     if (t.M.size() == 1 && t.M[0] == 1 && t.A.size() == 1) {
       // floor((floor(N / D1) + a) / d) = floor((N + a D1) / (D1 d))
       for (auto& x : ch.s1.A) x = add64(x, mul(t.A[0], ch.s1.D));
@@ -556,11 +563,11 @@ void importer::chain_op(chain& ch, const std::string& op, const constant* c, boo
     s.D = mul(s.D, p[0]);
     if (ch.integer_type) {
       s.reduce();
-      round();
+      round(true);
     }
   } else if (op == "Floor") {
     s.reduce();
-    round();
+    round(false);
   } else if (op == "Cast") {
     const i64 to = attr_int("to", 0);
     using TP = ::onnx::TensorProto;
@@ -570,7 +577,7 @@ void importer::chain_op(chain& ch, const std::string& op, const constant* c, boo
     if (!to_int && !to_float) fail("Cast to data type " + std::to_string(to) + " is not supported");
     if (to_int) {
       s.reduce();
-      if (s.D != 1) round();
+      if (s.D != 1) round(true);
     }
     ch.integer_type = to_int;
     return;
@@ -1161,9 +1168,64 @@ void importer::fold_constants() {
       c.v.push_back(a.v[static_cast<std::size_t>(i)]);
     }
     c.dims = idx.dims;
-  } else if (op == "Unsqueeze" || op == "Squeeze" || op == "Reshape" || op == "Flatten" ||
-             op == "Identity" || op == "Cast") {
-    c.dims = {c.size()};
+  } else if (op == "Identity") {
+  } else if (op == "Cast") {
+    const i64 to = attr_int("to", 1);
+    using TP = ::onnx::TensorProto;
+    if (to != TP::FLOAT && to != TP::DOUBLE && to != TP::FLOAT16)
+      for (auto& x : c.v) x = std::trunc(x);
+  } else if (op == "Reshape") {
+    std::vector<i64> target;
+    for (double x : const_of(in_(1)).v) target.push_back(to_int(x));
+    i64 known = 1;
+    int infer_at = -1;
+    for (std::size_t i = 0; i < target.size(); ++i) {
+      if (target[i] == 0 && i < a.dims.size()) target[i] = a.dims[i];
+      if (target[i] == -1 && infer_at < 0) {
+        infer_at = static_cast<int>(i);
+        continue;
+      }
+      if (target[i] <= 0 || target[i] > max_elements) fail("bad Reshape target");
+      known *= target[i];
+      if (known > max_elements) fail("bad Reshape target");
+    }
+    if (infer_at >= 0)
+      target[static_cast<std::size_t>(infer_at)] = known > 0 ? a.size() / known : 0;
+    i64 n = 1;
+    for (i64 x : target) n *= x;
+    if (n != a.size()) fail("Reshape target does not hold the constant's values");
+    c.dims = target;
+  } else if (op == "Unsqueeze") {
+    std::vector<i64> axes = attr_ints("axes");
+    if (axes.empty() && node_->input_size() > 1)
+      for (double x : const_of(in_(1)).v) axes.push_back(to_int(x));
+    const i64 r = static_cast<i64>(a.dims.size() + axes.size());
+    std::vector<bool> unit(static_cast<std::size_t>(r), false);
+    for (i64 ax : axes) {
+      if (ax < 0) ax += r;
+      if (ax < 0 || ax >= r) fail("Unsqueeze axis out of range");
+      unit[static_cast<std::size_t>(ax)] = true;
+    }
+    c.dims.clear();
+    std::size_t j = 0;
+    for (i64 i = 0; i < r; ++i) {
+      if (unit[static_cast<std::size_t>(i)]) {
+        c.dims.push_back(1);
+      } else {
+        if (j >= a.dims.size()) fail("Unsqueeze axes repeat");
+        c.dims.push_back(a.dims[j++]);
+      }
+    }
+  } else if (op == "Squeeze") {
+    c.dims.clear();
+    for (i64 x : a.dims)
+      if (x != 1) c.dims.push_back(x);
+  } else if (op == "Flatten") {
+    const i64 axis = attr_int("axis", 1);
+    if (axis < 0 || axis > static_cast<i64>(a.dims.size())) fail("Flatten axis out of range");
+    i64 outer = 1;
+    for (i64 i = 0; i < axis; ++i) outer *= a.dims[static_cast<std::size_t>(i)];
+    c.dims = {outer, outer > 0 ? a.size() / outer : 0};
   } else if (op == "Concat") {
     c.v.clear();
     for (const auto& in : node_->input()) {

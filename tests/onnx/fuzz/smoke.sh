@@ -9,15 +9,15 @@ if ! command -v clang++-19 >/dev/null; then
 fi
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build "$build" -j2
-mkdir -p "$build/corpus"
-cp "$corpus"/*/model_int.onnx "$build/corpus/" 2>/dev/null || true
+# A fresh corpus every time: the same seed over the same inputs gives the same run.
+rm -rf "$build/corpus" "$build/work"
+mkdir -p "$build/corpus" "$build/work"
 n=0
 for f in "$corpus"/*/model_int.onnx; do
   n=$((n + 1))
   cp "$f" "$build/corpus/seed$n.onnx"
 done
-rm -f "$build/corpus/model_int.onnx"
-mkdir -p "$build/work"
 ASAN_OPTIONS=detect_leaks=1 "$build/fuzz_import" -seed=1 -runs="$runs" -max_len=65536 \
+  -dict="$src/onnx.dict" \
   -max_total_time=25 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
   "$build/work" "$build/corpus"
