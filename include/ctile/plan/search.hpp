@@ -169,10 +169,10 @@ constexpr tiling_choice search_model(const tiling_problem& P) {
       const std::int64_t nch = std::int64_t{nc} * ceil_div(P.H, th);
       if (cost::lower_bound(P, nch) >= limit) break;
       const cost::row_context rx = cost::row_context_for(P, cx, th);
-      const std::int64_t row_base = cost::row_lower_bound(P, cx, rx, 0);
+      const cost::bound_parts row_bound = cost::row_lower_bound(P, cx, rx);
       const std::int64_t least_tiles =
           nch > 1 ? nch * ceil_div(P.W, widest_column_tile_bound(P, tc, th)) : 1;
-      if (row_base + least_tiles * cost::bound_per_tile >= limit) continue;
+      if (row_bound.at(least_tiles) >= limit) continue;
       ++best.row_tiles;
       plan_detail::axis_candidates ws{};
       if (P.whole_rows) {
@@ -185,7 +185,7 @@ constexpr tiling_choice search_model(const tiling_problem& P) {
       for (int k = 0; k < n_ws; ++k) {
         const int tw = ws.whole ? (k == 0 ? P.W : ws.below - (k - 1)) : ws.below - k;
         const std::int64_t tiles = nch * ceil_div(P.W, tw);
-        if (row_base + tiles * cost::bound_per_tile >= limit) break;
+        if (row_bound.at(tiles) >= limit) break;
         ++best.visited;
         cost::layer_cycles_at(P, cx, rx, tw, cyc);
         for (int s = 0; s < splits.n; ++s) {
