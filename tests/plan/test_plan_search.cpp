@@ -229,4 +229,15 @@ TEST(PlanSearch, NoTilingFitsReportsTheLeastL1) {
   EXPECT_GT(q.l1_needed, gap8.l1_budget());
 }
 
+TEST(PlanSearch, LayersWithoutAValidShapeAreReportedNotPlanned) {
+  layer l = conv2d(8, 3);  // never inferred: no shapes
+  const layer_plan q = plan_layer(l, gap8);
+  EXPECT_FALSE(q.fits);
+  // Absurdly large layers do not overflow: they simply do not fit.
+  using huge = network<input(4096, 4096, 4096), conv2d(4096, 3).same().named("huge")>;
+  const layer_plan h = plan_layer(huge::layers[1], gap8);
+  EXPECT_FALSE(h.fits);
+  EXPECT_GT(h.l1_needed, gap8.l1_budget());
+}
+
 }  // namespace

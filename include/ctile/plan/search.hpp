@@ -249,6 +249,15 @@ constexpr layer_plan plan_layer(const layer& l, const platform& p, objective o =
     r.tile_h = r.last_h = l.out.h, r.tile_w = r.last_w = l.out.w, r.tile_c = r.last_c = l.out.c;
     return r;
   }
+  if (l.in.h <= 0 || l.in.w <= 0 || l.in.c <= 0 || l.out.h <= 0 || l.out.w <= 0 || l.out.c <= 0 ||
+      p.cores <= 0) {
+    // Not a layer shape inference accepted: nothing can be planned.
+    layer_plan r;
+    r.kind = l.kind;
+    r.fits = false;
+    r.l1_budget = p.l1_budget();
+    return r;
+  }
   return plan_problem(make_problem(l, p), o);
 }
 
