@@ -501,8 +501,9 @@ struct layer_does_not_fit_in_l1 {
 template <int Layer, auto Name, op Kind, std::int64_t NeedsBytes, std::int64_t L2BudgetBytes>
 struct layer_does_not_fit_in_l2 {
   static_assert(Layer < 0,
-                "this layer's L2 buffers do not fit even with L3 stripes of one L1 tile: it "
-                "needs NeedsBytes of L2, more than the L2 budget (L2 minus the code reserve)");
+                "this layer's L2 buffers do not fit: even with the thinnest L3 stripes the "
+                "platform allows, it needs NeedsBytes of L2, more than the L2 budget (L2 minus "
+                "the code reserve)");
 };
 template <std::int64_t PeakBytes, std::int64_t L2BudgetBytes>
 struct network_l2_arena_does_not_fit {
