@@ -94,8 +94,8 @@ TEST(PlanLayout, WithoutL3EverythingStaysInL2) {
 }
 
 TEST(PlanLayout, SmallerL2StripesThroughL3) {
-  int striped_rows = 0, striped_weights = 0, from_l3 = 0;
-  for (int l2 : {400 * 1024, 352 * 1024}) {
+  int striped_rows = 0, striped_weights = 0, from_l3 = 0, both = 0;
+  for (int l2 : {400 * 1024, 352 * 1024, 200000}) {
     const platform p = gap8.with_l2(l2);
     const auto r = test::plan_at_run_time(test::layers_of<examples::mobilenet_v1_100_128>(), p,
                                           objective::model);
@@ -109,6 +109,10 @@ TEST(PlanLayout, SmallerL2StripesThroughL3) {
         ++striped_rows;
         EXPECT_TRUE(q.l3.y_stripe_h % q.tile_h == 0 || q.l3.y_stripe_h == l.out.h);
         EXPECT_EQ(q.l3.l2_y, 2 * ((q.l3.y_stripe_h * l.out.w * l.out.c + 3) / 4 * 4));
+      }
+      if (q.l3.stage == 5) {
+        ++both;
+        EXPECT_TRUE(q.l3.y && q.l3.w);
       }
       if (q.l3.w && q.l3.w_stripe_c < l.out.c) {
         ++striped_weights;
@@ -130,6 +134,7 @@ TEST(PlanLayout, SmallerL2StripesThroughL3) {
   EXPECT_GT(striped_rows, 0);
   EXPECT_GT(from_l3, 0);
   EXPECT_GT(striped_weights, 0);
+  EXPECT_GT(both, 0);  // weights and activations striped together
 }
 
 TEST(PlanLayout, ResidualsStayAliveUntilTheirLastConsumer) {

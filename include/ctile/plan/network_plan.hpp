@@ -215,14 +215,16 @@ constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const pla
 /// L3 cascade per layer, lays the L2 arena out as a bidirectional stack (each layer's output
 /// on the side opposite its input, the next layer's weights prefetched above it, residual
 /// outputs kept until their last consumer) and totals the cycles.
-constexpr network_summary finish_network(std::span<const layer> ls, const platform& p,
-                                         std::span<layer_plan> plans, std::span<layer_l2> l2) {
+constexpr network_summary finish_network_with(std::span<const layer> ls, const platform& p,
+                                              std::span<layer_plan> plans, std::span<layer_l2> l2,
+                                              std::int64_t slack) {
   using plan_detail::align4l;
   network_summary s;
   const int n = static_cast<int>(ls.size());
   const std::int64_t budget = p.l2_budget();
   s.l2_budget = p.l2_budget();
   s.l3_budget = p.l3_bytes;
+  for (auto& e : l2) e = layer_l2{};
   for (int i = 0; i < n; ++i) {
     const auto& lp = plans[static_cast<std::size_t>(i)];
     if (!lp.fits) {
@@ -296,7 +298,7 @@ constexpr network_summary finish_network(std::span<const layer> ls, const platfo
       const bool in_l3 = (l.src[0] >= 0 && plans[static_cast<std::size_t>(l.src[0])].l3.y) ||
                          (l.src[1] >= 0 && plans[static_cast<std::size_t>(l.src[1])].l3.y);
       const std::int64_t next_w = s.weights_in_l3 && i + 1 < n ? est_w[i + 1] : 0;
-      const std::int64_t room = budget - resident - live;
+      const std::int64_t room = budget - slack - resident - live;
       l3_decision d = l3_cascade(l, lp, p, in_l3, s.weights_in_l3, room, next_w);
       d.prefetch_next = next_w > 0;
       if (d.stage == 0 && next_w > 0) {
@@ -469,6 +471,20 @@ constexpr network_summary finish_network(std::span<const layer> ls, const platfo
   for (int i = 0; i < n; ++i) {
     s.cycles += plans[static_cast<std::size_t>(i)].cycles;
     s.macs += plans[static_cast<std::size_t>(i)].macs;
+  }
+  return s;
+}
+
+/// Completes a network's plan (see finish_network_with). The per-layer cascade budgets each
+/// step on its own; when the stack's layout then peaks above L2 (buffers trapped under longer
+/// lived ones), the cascade is rerun with that much less room, a few times at most.
+constexpr network_summary finish_network(std::span<const layer> ls, const platform& p,
+                                         std::span<layer_plan> plans, std::span<layer_l2> l2) {
+  std::int64_t slack = 0;
+  network_summary s = finish_network_with(ls, p, plans, l2, slack);
+  for (int attempt = 0; attempt < 4 && s.problem == plan_fault::l2_arena; ++attempt) {
+    slack += s.needs - s.budget;
+    s = finish_network_with(ls, p, plans, l2, slack);
   }
   return s;
 }
