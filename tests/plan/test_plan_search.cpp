@@ -240,4 +240,13 @@ TEST(PlanSearch, LayersWithoutAValidShapeAreReportedNotPlanned) {
   EXPECT_GT(h.l1_needed, gap8.l1_budget());
 }
 
+TEST(PlanSearch, NetworkPlanRejectsLayersThatWereNotInferred) {
+  std::vector<layer> ls{input(8, 8, 3), conv2d(8, 3).same()};  // sources not resolved
+  std::vector<layer_plan> plans(ls.size());
+  std::vector<layer_l2> l2(ls.size());
+  EXPECT_EQ(finish_network(ls, gap8, plans, l2).problem, plan_fault::not_inferred);
+  std::vector<layer_plan> fewer(1);
+  EXPECT_EQ(finish_network(ls, gap8, fewer, l2).problem, plan_fault::not_inferred);
+}
+
 }  // namespace

@@ -42,7 +42,15 @@ struct layer_l2 {
 };
 
 /// What went wrong, if anything.
-enum class plan_fault : std::uint8_t { none, l1, l2_layer, l2_arena, l3, too_many_layers };
+enum class plan_fault : std::uint8_t {
+  none,
+  l1,               ///< a layer fits no L1 tiling
+  l2_layer,         ///< a layer's L2 buffers do not fit
+  l2_arena,         ///< the network's L2 arena does not fit
+  l3,               ///< L3 is too small
+  too_many_layers,  ///< more than max_layers layers
+  not_inferred,     ///< layers without resolved sources, or spans of different sizes
+};
 
 /// The most layers a network plan handles.
 inline constexpr int max_layers = 256;
@@ -224,6 +232,20 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
   const std::int64_t budget = p.l2_budget();
   s.l2_budget = p.l2_budget();
   s.l3_budget = p.l3_bytes;
+  // Input that did not come from shape inference is reported, not read out of bounds.
+  if (plans.size() != ls.size() || l2.size() != ls.size()) {
+    s.problem = plan_fault::not_inferred;
+    return s;
+  }
+  for (int i = 0; i < n; ++i) {
+    const layer& l = ls[static_cast<std::size_t>(i)];
+    for (int k = 0; k < l.inputs(); ++k)
+      if (l.src[k] < 0 || l.src[k] >= i) {
+        s.problem = plan_fault::not_inferred;
+        s.layer = i;
+        return s;
+      }
+  }
   for (auto& e : l2) e = layer_l2{};
   for (int i = 0; i < n; ++i) {
     const auto& lp = plans[static_cast<std::size_t>(i)];
@@ -564,6 +586,9 @@ consteval bool report_plan() {
     (void)error::network_l2_arena_does_not_fit<S.needs, S.budget>{};
   } else if constexpr (S.problem == plan_fault::l3) {
     (void)error::network_does_not_fit_in_l3<S.needs, S.budget>{};
+  } else if constexpr (S.problem == plan_fault::not_inferred) {
+    static_assert(S.problem != plan_fault::not_inferred,
+                  "the network's layers were not shape-inferred (use ctile::network<...>)");
   } else if constexpr (S.problem == plan_fault::too_many_layers) {
     (void)error::network_has_more_layers_than_a_plan_holds<S.needs, S.budget>{};
   }
