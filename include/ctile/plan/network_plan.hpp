@@ -102,7 +102,7 @@ constexpr int last_consumer(std::span<const layer> ls, int i) {
 /// (channel stripes a multiple of tile_c, row stripes of tile_h) and double-buffered.
 /// Returns stage 0 if nothing fits, with the least bytes it would need in `l2_x`.
 constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const platform& p,
-                                 bool input_in_l3, bool weights_in_l3, std::int64_t budget,
+                                 int inputs_in_l3, bool weights_in_l3, std::int64_t budget,
                                  std::int64_t prefetch) {
   using plan_detail::align4l;
   l3_decision d;
@@ -110,8 +110,12 @@ constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const pla
   const std::int64_t per_channel_w = l.out.c > 0 ? W / l.out.c : 0;
   const std::int64_t row_y = std::int64_t{l.out.w} * l.out.c * l.output_bytes_per_element();
   const std::int64_t Y = row_y * l.out.h;
-  const std::int64_t in_row = std::int64_t{l.in.w} * l.in.c * (l.kind == op::add ? 2 : 1);
+  // Inputs read from L3 come in row stripes; an add's other input may stay in L2.
+  const bool input_in_l3 = inputs_in_l3 > 0;
+  const std::int64_t in_row = std::int64_t{l.in.w} * l.in.c * (input_in_l3 ? inputs_in_l3 : 1);
   const std::int64_t X = plan_detail::input_bytes(l);
+  const std::int64_t x_resident =
+      input_in_l3 ? align4l(l.in.elements()) * (l.inputs() - inputs_in_l3) : 0;
   const int k_h = l.kind == op::linear ? l.in.h : l.kernel.h;
   const int s_h = l.kind == op::linear ? 1 : l.stride.h;
   auto in_rows = [&](int band) {
@@ -130,13 +134,13 @@ constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const pla
     for (int band = l.out.h; band >= 1;) {
       const std::int64_t xb = input_in_l3 ? 2 * align4l(in_rows(band) * in_row) : align4l(X);
       const std::int64_t yb = y_rows ? 2 * align4l(band * row_y) : align4l(Y);
-      // Weight stripe: the largest multiple of the L1 channel tile that fits.
+      // Weight stripe: a multiple of the L1 channel tile.
       std::int64_t wb = align4l(W);
       int wc = l.out.c;
       if (w_striped && has_w) {
         // Among the stripes that fit, the one with the fewest modeled cycles: the first stripe
         // is exposed, the rest overlap the loop nest (ties: the larger stripe).
-        const std::int64_t room = budget - prefetch - xb - yb;
+        const std::int64_t room = budget - prefetch - xb - x_resident - yb;
         wc = 0;
         std::int64_t best = INT64_MAX;
         for (int c = (l.out.c / tc) * tc; c >= tc; c -= tc) {
@@ -150,7 +154,7 @@ constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const pla
         if (wc == 0) wc = tc;  // does not fit: reported below
         wb = 2 * align4l(wc * per_channel_w);
       }
-      const std::int64_t total = xb + yb + (has_w ? wb : 0) + prefetch;
+      const std::int64_t total = xb + x_resident + yb + (has_w ? wb : 0) + prefetch;
       if (total <= budget) {
         d.w = weights_in_l3 && has_w;
         d.x = input_in_l3;
@@ -164,10 +168,8 @@ constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const pla
         return true;
       }
       if (!banded) break;
-      // Next smaller band: a multiple of the L1 row tile.
-      const int next = ((band - 1) / th) * th;
-      band = next >= 1 ? next : (band > 1 && th > band - 1 ? band - 1 : 0);
-      if (band > 0 && band < th && band != l.out.h) band = 0;
+      // Next: the largest multiple of the L1 row tile below this band (0 ends the loop).
+      band = ((band - 1) / th) * th;
     }
     return false;
   };
@@ -184,7 +186,8 @@ constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const pla
   else {
     d.stage = 0;
     // The least it would need: one L1 row tile per stripe, one channel tile per weight stripe.
-    const std::int64_t xb = input_in_l3 ? 2 * align4l(in_rows(th) * in_row) : align4l(X);
+    const std::int64_t xb =
+        input_in_l3 ? 2 * align4l(in_rows(th) * in_row) + x_resident : align4l(X);
     const std::int64_t yb = can_rows ? 2 * align4l(std::int64_t{th} * row_y) : align4l(Y);
     const std::int64_t wb = can_stripe_w ? 2 * align4l(tc * per_channel_w) : align4l(W);
     d.l2_x = static_cast<int>(xb + yb + wb + prefetch);
@@ -317,8 +320,9 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
             !plans[static_cast<std::size_t>(j)].l3.y)
           live += plans[static_cast<std::size_t>(j)].l3.l2_y;
       }
-      const bool in_l3 = (l.src[0] >= 0 && plans[static_cast<std::size_t>(l.src[0])].l3.y) ||
-                         (l.src[1] >= 0 && plans[static_cast<std::size_t>(l.src[1])].l3.y);
+      int in_l3 = 0;
+      for (int k = 0; k < l.inputs(); ++k)
+        if (plans[static_cast<std::size_t>(l.src[k])].l3.y) ++in_l3;
       const std::int64_t next_w = s.weights_in_l3 && i + 1 < n ? est_w[i + 1] : 0;
       const std::int64_t room = budget - slack - resident - live;
       l3_decision d = l3_cascade(l, lp, p, in_l3, s.weights_in_l3, room, next_w);
@@ -456,12 +460,12 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
       if (last[j] >= i && j != l.src[0] && j != l.src[1] &&
           !plans[static_cast<std::size_t>(j)].l3.y)
         live += plans[static_cast<std::size_t>(j)].l3.l2_y;
-    const int x =
-        l.src[0] >= 0
-            ? (lp.l3.x ? lp.l3.l2_x : plans[static_cast<std::size_t>(l.src[0])].l3.l2_y) +
-                  (l.src[1] >= 0 && !lp.l3.x ? plans[static_cast<std::size_t>(l.src[1])].l3.l2_y
-                                             : 0)
-            : 0;
+    // Its inputs: stripes of those in L3, the L2 buffers of the others.
+    int x = lp.l3.x ? lp.l3.l2_x : 0;
+    for (int k = 0; k < l.inputs(); ++k) {
+      const layer_plan& src = plans[static_cast<std::size_t>(l.src[k])];
+      if (!src.l3.y) x += src.l3.l2_y;
+    }
     const int wn = lp.l3.prefetch_next ? plans[static_cast<std::size_t>(i + 1)].l3.l2_w : 0;
     const int b = x + (s.weights_in_l3 ? lp.l3.l2_w : 0) + wn + lp.l3.l2_y + live;
     if (b > dory) dory = b;
