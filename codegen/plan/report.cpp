@@ -32,6 +32,8 @@ const char* fault_text(plan_fault f) {
       return "L3 is too small";
     case plan_fault::too_many_layers:
       return "too many layers";
+    case plan_fault::not_inferred:
+      return "the layers were not shape-inferred";
   }
   return "?";
 }

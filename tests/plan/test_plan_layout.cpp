@@ -94,8 +94,8 @@ TEST(PlanLayout, WithoutL3EverythingStaysInL2) {
 }
 
 TEST(PlanLayout, SmallerL2StripesThroughL3) {
-  int striped_rows = 0, striped_weights = 0, from_l3 = 0;
-  for (int l2 : {400 * 1024, 352 * 1024}) {
+  int striped_rows = 0, striped_weights = 0, from_l3 = 0, both = 0;
+  for (int l2 : {400 * 1024, 352 * 1024, 200000}) {
     const platform p = gap8.with_l2(l2);
     const auto r = test::plan_at_run_time(test::layers_of<examples::mobilenet_v1_100_128>(), p,
                                           objective::model);
@@ -109,6 +109,10 @@ TEST(PlanLayout, SmallerL2StripesThroughL3) {
         ++striped_rows;
         EXPECT_TRUE(q.l3.y_stripe_h % q.tile_h == 0 || q.l3.y_stripe_h == l.out.h);
         EXPECT_EQ(q.l3.l2_y, 2 * ((q.l3.y_stripe_h * l.out.w * l.out.c + 3) / 4 * 4));
+      }
+      if (q.l3.stage == 5) {
+        ++both;
+        EXPECT_TRUE(q.l3.y && q.l3.w);
       }
       if (q.l3.w && q.l3.w_stripe_c < l.out.c) {
         ++striped_weights;
@@ -130,6 +134,7 @@ TEST(PlanLayout, SmallerL2StripesThroughL3) {
   EXPECT_GT(striped_rows, 0);
   EXPECT_GT(from_l3, 0);
   EXPECT_GT(striped_weights, 0);
+  EXPECT_GT(both, 0);  // weights and activations striped together
 }
 
 TEST(PlanLayout, ResidualsStayAliveUntilTheirLastConsumer) {
@@ -142,6 +147,33 @@ TEST(PlanLayout, ResidualsStayAliveUntilTheirLastConsumer) {
       EXPECT_GE(r.l2[static_cast<std::size_t>(l.src[s])].y.until, static_cast<int>(i));
     }
   }
+}
+
+TEST(PlanLayout, ResidualThroughL3) {
+  // A residual block on a large map with little L2: the block's outputs go to L3, so the add
+  // reads one input from L3 by row stripes while the shortcut stays in L2.
+  using block = network<input(64, 64, 32), conv2d(32, 3).same().bn().named("c1"),
+                        conv2d(32, 3).same().bn().named("c2"), add(2, 0).named("sum"),
+                        conv2d(8, 1).named("tail")>;
+  int adds_from_l3 = 0;
+  for (int l2 : {98304 + 330000, 98304 + 300000, 98304 + 280000}) {
+    const platform p = gap8.with_l2(l2);
+    const auto r = test::plan_at_run_time(test::layers_of<block>(), p, objective::model);
+    if (!r.summary.ok()) continue;
+    check_layout("residual block with L2 " + std::to_string(l2), r, p);
+    const layer& l = r.layers[3];
+    int in_l3 = 0;
+    for (int k = 0; k < 2; ++k)
+      if (r.plans[static_cast<std::size_t>(l.src[k])].l3.y) ++in_l3;
+    EXPECT_EQ(r.plans[3].l3.x, in_l3 > 0);
+    if (in_l3 > 0) {
+      ++adds_from_l3;
+      // Double-buffered stripes of the inputs that are in L3 only.
+      const int rows = r.plans[3].l3.x_stripe_h;
+      EXPECT_EQ(r.plans[3].l3.l2_x, 2 * ((rows * l.in.w * l.in.c * in_l3 + 3) / 4 * 4));
+    }
+  }
+  EXPECT_GT(adds_from_l3, 0);
 }
 
 }  // namespace

@@ -234,4 +234,24 @@ TEST(PlanSearch, NoTilingFitsReportsTheLeastL1) {
   EXPECT_GT(q.l1_needed, gap8.l1_budget());
 }
 
+TEST(PlanSearch, LayersWithoutAValidShapeAreReportedNotPlanned) {
+  layer l = conv2d(8, 3);  // never inferred: no shapes
+  const layer_plan q = plan_layer(l, gap8);
+  EXPECT_FALSE(q.fits);
+  // Absurdly large layers do not overflow: they simply do not fit.
+  using huge = network<input(4096, 4096, 4096), conv2d(4096, 3).same().named("huge")>;
+  const layer_plan h = plan_layer(huge::layers[1], gap8);
+  EXPECT_FALSE(h.fits);
+  EXPECT_GT(h.l1_needed, gap8.l1_budget());
+}
+
+TEST(PlanSearch, NetworkPlanRejectsLayersThatWereNotInferred) {
+  std::vector<layer> ls{input(8, 8, 3), conv2d(8, 3).same()};  // sources not resolved
+  std::vector<layer_plan> plans(ls.size());
+  std::vector<layer_l2> l2(ls.size());
+  EXPECT_EQ(finish_network(ls, gap8, plans, l2).problem, plan_fault::not_inferred);
+  std::vector<layer_plan> fewer(1);
+  EXPECT_EQ(finish_network(ls, gap8, fewer, l2).problem, plan_fault::not_inferred);
+}
+
 }  // namespace

@@ -126,16 +126,6 @@ constexpr std::int64_t core_cycles(const tiling_problem& P, const core_coefs& k,
   return t + kernel_call;
 }
 
-/// Twice a lower bound of a core's cycles per output column on r rows (no call overhead):
-/// a leftover pixel never costs less than half a pair, and an input stripe of w outputs is
-/// (w - 1) * s + k >= w * min(s, k) columns wide.
-constexpr std::int64_t column_slope2(const tiling_problem& P, const core_coefs& k, int r) {
-  if (r <= 0) return 0;
-  const int sw = P.stride.w < P.kernel.w ? P.stride.w : P.kernel.w;
-  return std::int64_t{r} * (k.pair + 2 * k.per_px) +
-         2 * k.stripe * ((r - 1) * P.stride.h + P.kernel.h) * sw;
-}
-
 /// Cycles of one core computing an r x w x c block of outputs of layer P.
 constexpr std::int64_t core_cycles(const tiling_problem& P, int r, int w, int c) {
   if (c <= 0) return 0;
@@ -363,11 +353,66 @@ constexpr row_context row_context_for(const tiling_problem& P, const channel_con
   return x;
 }
 
-/// A lower bound of the layer's cycles over every column tiling, for a channel and row tile:
-/// the compute of every tile (each split's columns summed over the row, the cheapest split),
-/// or all output and weight traffic, plus the fixed cost of `tiles` tiles.
-constexpr std::int64_t row_lower_bound(const tiling_problem& P, const channel_context& cx,
-                                       const row_context& rx, std::int64_t tiles) {
+/// The least total input-stripe width of `cols` output columns of a core summed over a row
+/// of tiles: whole-row tiles have exactly (cols - 1) * s + k; otherwise each tile's
+/// (w - 1) * s + k >= w * min(s, k).
+constexpr std::int64_t stripe_cols(const tiling_problem& P, std::int64_t cols) {
+  if (cols <= 0) return 0;
+  if (P.whole_rows) return (cols - 1) * P.stride.w + P.kernel.w;
+  return cols * (P.stride.w < P.kernel.w ? P.stride.w : P.kernel.w);
+}
+/// The same for rows summed over a column of tiles (at least one tile).
+constexpr std::int64_t stripe_rows(const tiling_problem& P, std::int64_t rows) {
+  if (rows <= 0) return 0;
+  if (P.kernel.h >= P.stride.h) return (rows - 1) * P.stride.h + P.kernel.h;
+  return rows * P.kernel.h;
+}
+
+/// A lower bound split in parts: compute (without the per-tile kernel call), traffic that the
+/// loop overlaps with compute, and the prologue and epilogue it does not. A tiling with `tiles`
+/// tiles costs at least max(compute + tiles * kernel_call, overlapped) + exposed +
+/// tiles * per_tile.
+struct bound_parts {
+  std::int64_t compute = 0;
+  std::int64_t overlapped = 0;
+  std::int64_t exposed = 0;
+  [[nodiscard]] constexpr std::int64_t at(std::int64_t tiles) const {
+    const std::int64_t c = compute + tiles * kernel_call;
+    return (c > overlapped ? c : overlapped) + exposed + tiles * per_tile;
+  }
+};
+
+/// The traffic parts of the bound for a channel tile and, if th > 0, a row tile: the first
+/// channel tile's weights and the first tile's input are loaded before the loop starts, the
+/// last tile's output is stored after it; all other outputs and weights pass during the loop.
+constexpr void traffic_bound(const tiling_problem& P, int tc, int th, bound_parts& b) {
+  const int nc = (P.C + tc - 1) / tc;
+  const int lc = P.C - (nc - 1) * tc;
+  const int c_first = nc > 1 ? tc : lc;
+  const std::int64_t per_ch = P.weights_per_channel + P.params_per_channel;
+  const std::int64_t bw = P.dma_bytes_per_kcycle;
+  std::int64_t in_b = 0;
+  if (P.linear) {
+    in_b = std::int64_t{P.Hin} * P.Win * P.Cin;
+  } else {
+    int rows = th > 0 ? (th - 1) * P.stride.h + P.kernel.h : P.kernel.h;
+    if (rows > P.Hin) rows = P.Hin;
+    int cols = P.whole_rows ? P.Win : P.kernel.w;
+    if (cols > P.Win) cols = P.Win;
+    in_b = std::int64_t{rows} * cols * (P.channels_follow_input ? c_first : P.Cin) * P.inputs;
+  }
+  const int last_rows = th > 0 ? P.H - ((P.H + th - 1) / th - 1) * th : 1;
+  const std::int64_t out_b = std::int64_t{last_rows} * (P.whole_rows ? P.W : 1) * lc * P.out_bpe;
+  b.exposed = (P.weights_per_channel > 0 ? weight_dma(P, c_first) : 0) + in_b * 1000 / bw +
+              out_b * 1000 / bw;
+  const std::int64_t out = std::int64_t{P.H} * P.W * P.C * P.out_bpe;
+  b.overlapped = (out + std::int64_t{P.C - c_first} * per_ch) * 1000 / bw;
+}
+
+/// The bound over every column tiling, for a channel and a row tile: each split's compute
+/// summed over whole rows (the cheapest split), and the traffic parts.
+constexpr bound_parts row_lower_bound(const tiling_problem& P, const channel_context& cx,
+                                      const row_context& rx) {
   using plan_detail::ceil_div;
   std::int64_t best = INT64_MAX;
   for (int i = 0; i < cx.splits.n; ++i) {
@@ -380,16 +425,21 @@ constexpr std::int64_t row_lower_bound(const tiling_problem& P, const channel_co
       for (int hj = 0; hj < 2; ++hj) {
         const int cnt_h = hj == 0 ? rx.nh - 1 : 1;
         if (cnt_h == 0) continue;
+        // Per row band of r rows: pixels at half a pair or more, plus the input stripe, whose
+        // width over the whole row is at least stripe_cols.
+        const core_coefs& k = cx.coef[i][cj];
+        const std::int64_t r = rx.r[i][hj];
+        const std::int64_t in_r = r > 0 ? (r - 1) * P.stride.h + P.kernel.h : 0;
         t += std::int64_t{cnt_c} * cnt_h *
-             (cols * column_slope2(P, cx.coef[i][cj], rx.r[i][hj]) / 2);
+             (cols * r * (k.pair + 2 * k.per_px) / 2 + k.stripe * in_r * stripe_cols(P, cols));
       }
     }
     if (t < best) best = t;
   }
-  const std::int64_t out = std::int64_t{P.H} * P.W * P.C * P.out_bpe;
-  const std::int64_t w = std::int64_t{P.C} * (P.weights_per_channel + P.params_per_channel);
-  const std::int64_t dma = (out + w) * 1000 / P.dma_bytes_per_kcycle;
-  return (best > dma ? best : dma) + tiles * (per_tile + kernel_call);
+  bound_parts b;
+  b.compute = best;
+  traffic_bound(P, cx.tc, rx.th, b);
+  return b;
 }
 
 /// A lower bound of the layer's cycles over every row and column tiling, for a channel tile:
@@ -400,8 +450,6 @@ constexpr std::int64_t channel_lower_bound(const tiling_problem& P, const split_
                                            int tc, std::int64_t tiles) {
   const int nc = (P.C + tc - 1) / tc;
   const int lc = P.C - (nc - 1) * tc;
-  const std::int64_t sh = P.stride.h < P.kernel.h ? P.stride.h : P.kernel.h;
-  const std::int64_t sw = P.stride.w < P.kernel.w ? P.stride.w : P.kernel.w;
   const kernel_terms& k = P.terms;
   std::int64_t best = INT64_MAX;
   for (int i = 0; i < splits.n; ++i) {
@@ -418,20 +466,18 @@ constexpr std::int64_t channel_lower_bound(const tiling_problem& P, const split_
       const int cnt_c = cj == 0 ? nc - 1 : 1;
       if (cnt_c == 0) continue;
       const std::int64_t c = ((cj == 0 ? tc : lc) + parts - 1) / parts;
-      const std::int64_t per_col2 = k.p0 + k.p4 * (c / 4) + k.p1 * (c % 4) +
-                                    2 * (k.q * c + k.q4 * ((c + 3) / 4)) + 2 * k.t * c * sh * sw;
-      t += cnt_c * (rows * cols * per_col2 / 2);
+      const std::int64_t per_px2 =
+          k.p0 + k.p4 * (c / 4) + k.p1 * (c % 4) + 2 * (k.q * c + k.q4 * ((c + 3) / 4));
+      t += cnt_c *
+           (rows * cols * per_px2 / 2 + k.t * c * stripe_rows(P, rows) * stripe_cols(P, cols));
     }
     if (t < best) best = t;
   }
-  const std::int64_t out = std::int64_t{P.H} * P.W * P.C * P.out_bpe;
-  const std::int64_t w = std::int64_t{P.C} * (P.weights_per_channel + P.params_per_channel);
-  const std::int64_t dma = (out + w) * 1000 / P.dma_bytes_per_kcycle;
-  return (best > dma ? best : dma) + tiles * (per_tile + kernel_call);
+  bound_parts b;
+  b.compute = best;
+  traffic_bound(P, tc, 0, b);
+  return b.at(tiles);
 }
-
-/// The cost of each tile that every lower bound above adds per tile.
-inline constexpr std::int64_t bound_per_tile = per_tile + kernel_call;
 
 /// Modeled cycles of the whole layer for a tiling, under each split of the context (written
 /// to `out[i]`). The loop nest is channel tiles, then rows, then columns; with double

@@ -123,11 +123,13 @@ constexpr layer_plan make_layer_plan(const tiling_problem& P, int tc, int th, in
   r.x_bytes = b.x, r.x2_bytes = b.x2, r.y_bytes = b.y, r.w_bytes = b.w, r.kl_bytes = b.kl;
   r.scratch_bytes = b.scratch;
   r.x_copies = b.x_copies, r.y_copies = b.y_copies, r.w_copies = b.w_copies;
-  int at = 0;
+  // Offsets in 64 bits: a layer that fits nowhere may describe buffers beyond any int.
+  std::int64_t at = 0;
+  auto off = [](std::int64_t v) { return v > 0x7fffffff ? 0x7fffffff : static_cast<int>(v); };
   auto place = [&](int(&slot)[2], int bytes, int copies) {
-    slot[0] = at;
+    slot[0] = off(at);
     at += align4(bytes);
-    slot[1] = copies > 1 ? at : slot[0];
+    slot[1] = copies > 1 ? off(at) : slot[0];
     if (copies > 1) at += align4(bytes);
   };
   place(r.l1.x, b.x, b.x_copies);
@@ -135,9 +137,9 @@ constexpr layer_plan make_layer_plan(const tiling_problem& P, int tc, int th, in
   place(r.l1.y, b.y, b.y_copies);
   place(r.l1.w, b.w, b.w_copies);
   place(r.l1.kl, b.kl, b.w_copies);
-  r.l1.scratch = at;
+  r.l1.scratch = off(at);
   at += align4(b.scratch);
-  r.l1.total = at;
+  r.l1.total = off(at);
   r.l1_budget = P.l1_budget;
   r.fits = at <= P.l1_budget;
   r.l1_needed = min_l1_need(P);

@@ -42,7 +42,15 @@ struct layer_l2 {
 };
 
 /// What went wrong, if anything.
-enum class plan_fault : std::uint8_t { none, l1, l2_layer, l2_arena, l3, too_many_layers };
+enum class plan_fault : std::uint8_t {
+  none,
+  l1,               ///< a layer fits no L1 tiling
+  l2_layer,         ///< a layer's L2 buffers do not fit
+  l2_arena,         ///< the network's L2 arena does not fit
+  l3,               ///< L3 is too small
+  too_many_layers,  ///< more than max_layers layers
+  not_inferred,     ///< layers without resolved sources, or spans of different sizes
+};
 
 /// The most layers a network plan handles.
 inline constexpr int max_layers = 256;
@@ -94,7 +102,7 @@ constexpr int last_consumer(std::span<const layer> ls, int i) {
 /// (channel stripes a multiple of tile_c, row stripes of tile_h) and double-buffered.
 /// Returns stage 0 if nothing fits, with the least bytes it would need in `l2_x`.
 constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const platform& p,
-                                 bool input_in_l3, bool weights_in_l3, std::int64_t budget,
+                                 int inputs_in_l3, bool weights_in_l3, std::int64_t budget,
                                  std::int64_t prefetch) {
   using plan_detail::align4l;
   l3_decision d;
@@ -102,8 +110,12 @@ constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const pla
   const std::int64_t per_channel_w = l.out.c > 0 ? W / l.out.c : 0;
   const std::int64_t row_y = std::int64_t{l.out.w} * l.out.c * l.output_bytes_per_element();
   const std::int64_t Y = row_y * l.out.h;
-  const std::int64_t in_row = std::int64_t{l.in.w} * l.in.c * (l.kind == op::add ? 2 : 1);
+  // Inputs read from L3 come in row stripes; an add's other input may stay in L2.
+  const bool input_in_l3 = inputs_in_l3 > 0;
+  const std::int64_t in_row = std::int64_t{l.in.w} * l.in.c * (input_in_l3 ? inputs_in_l3 : 1);
   const std::int64_t X = plan_detail::input_bytes(l);
+  const std::int64_t x_resident =
+      input_in_l3 ? align4l(l.in.elements()) * (l.inputs() - inputs_in_l3) : 0;
   const int k_h = l.kind == op::linear ? l.in.h : l.kernel.h;
   const int s_h = l.kind == op::linear ? 1 : l.stride.h;
   auto in_rows = [&](int band) {
@@ -122,13 +134,13 @@ constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const pla
     for (int band = l.out.h; band >= 1;) {
       const std::int64_t xb = input_in_l3 ? 2 * align4l(in_rows(band) * in_row) : align4l(X);
       const std::int64_t yb = y_rows ? 2 * align4l(band * row_y) : align4l(Y);
-      // Weight stripe: the largest multiple of the L1 channel tile that fits.
+      // Weight stripe: a multiple of the L1 channel tile.
       std::int64_t wb = align4l(W);
       int wc = l.out.c;
       if (w_striped && has_w) {
         // Among the stripes that fit, the one with the fewest modeled cycles: the first stripe
         // is exposed, the rest overlap the loop nest (ties: the larger stripe).
-        const std::int64_t room = budget - prefetch - xb - yb;
+        const std::int64_t room = budget - prefetch - xb - x_resident - yb;
         wc = 0;
         std::int64_t best = INT64_MAX;
         for (int c = (l.out.c / tc) * tc; c >= tc; c -= tc) {
@@ -142,7 +154,7 @@ constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const pla
         if (wc == 0) wc = tc;  // does not fit: reported below
         wb = 2 * align4l(wc * per_channel_w);
       }
-      const std::int64_t total = xb + yb + (has_w ? wb : 0) + prefetch;
+      const std::int64_t total = xb + x_resident + yb + (has_w ? wb : 0) + prefetch;
       if (total <= budget) {
         d.w = weights_in_l3 && has_w;
         d.x = input_in_l3;
@@ -156,10 +168,8 @@ constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const pla
         return true;
       }
       if (!banded) break;
-      // Next smaller band: a multiple of the L1 row tile.
-      const int next = ((band - 1) / th) * th;
-      band = next >= 1 ? next : (band > 1 && th > band - 1 ? band - 1 : 0);
-      if (band > 0 && band < th && band != l.out.h) band = 0;
+      // Next: the largest multiple of the L1 row tile below this band (0 ends the loop).
+      band = ((band - 1) / th) * th;
     }
     return false;
   };
@@ -176,7 +186,8 @@ constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const pla
   else {
     d.stage = 0;
     // The least it would need: one L1 row tile per stripe, one channel tile per weight stripe.
-    const std::int64_t xb = input_in_l3 ? 2 * align4l(in_rows(th) * in_row) : align4l(X);
+    const std::int64_t xb =
+        input_in_l3 ? 2 * align4l(in_rows(th) * in_row) + x_resident : align4l(X);
     const std::int64_t yb = can_rows ? 2 * align4l(std::int64_t{th} * row_y) : align4l(Y);
     const std::int64_t wb = can_stripe_w ? 2 * align4l(tc * per_channel_w) : align4l(W);
     d.l2_x = static_cast<int>(xb + yb + wb + prefetch);
@@ -215,14 +226,30 @@ constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const pla
 /// L3 cascade per layer, lays the L2 arena out as a bidirectional stack (each layer's output
 /// on the side opposite its input, the next layer's weights prefetched above it, residual
 /// outputs kept until their last consumer) and totals the cycles.
-constexpr network_summary finish_network(std::span<const layer> ls, const platform& p,
-                                         std::span<layer_plan> plans, std::span<layer_l2> l2) {
+constexpr network_summary finish_network_with(std::span<const layer> ls, const platform& p,
+                                              std::span<layer_plan> plans, std::span<layer_l2> l2,
+                                              std::int64_t slack) {
   using plan_detail::align4l;
   network_summary s;
   const int n = static_cast<int>(ls.size());
   const std::int64_t budget = p.l2_budget();
   s.l2_budget = p.l2_budget();
   s.l3_budget = p.l3_bytes;
+  // Input that did not come from shape inference is reported, not read out of bounds.
+  if (plans.size() != ls.size() || l2.size() != ls.size()) {
+    s.problem = plan_fault::not_inferred;
+    return s;
+  }
+  for (int i = 0; i < n; ++i) {
+    const layer& l = ls[static_cast<std::size_t>(i)];
+    for (int k = 0; k < l.inputs(); ++k)
+      if (l.src[k] < 0 || l.src[k] >= i) {
+        s.problem = plan_fault::not_inferred;
+        s.layer = i;
+        return s;
+      }
+  }
+  for (auto& e : l2) e = layer_l2{};
   for (int i = 0; i < n; ++i) {
     const auto& lp = plans[static_cast<std::size_t>(i)];
     if (!lp.fits) {
@@ -293,10 +320,11 @@ constexpr network_summary finish_network(std::span<const layer> ls, const platfo
             !plans[static_cast<std::size_t>(j)].l3.y)
           live += plans[static_cast<std::size_t>(j)].l3.l2_y;
       }
-      const bool in_l3 = (l.src[0] >= 0 && plans[static_cast<std::size_t>(l.src[0])].l3.y) ||
-                         (l.src[1] >= 0 && plans[static_cast<std::size_t>(l.src[1])].l3.y);
+      int in_l3 = 0;
+      for (int k = 0; k < l.inputs(); ++k)
+        if (plans[static_cast<std::size_t>(l.src[k])].l3.y) ++in_l3;
       const std::int64_t next_w = s.weights_in_l3 && i + 1 < n ? est_w[i + 1] : 0;
-      const std::int64_t room = budget - resident - live;
+      const std::int64_t room = budget - slack - resident - live;
       l3_decision d = l3_cascade(l, lp, p, in_l3, s.weights_in_l3, room, next_w);
       d.prefetch_next = next_w > 0;
       if (d.stage == 0 && next_w > 0) {
@@ -432,12 +460,12 @@ constexpr network_summary finish_network(std::span<const layer> ls, const platfo
       if (last[j] >= i && j != l.src[0] && j != l.src[1] &&
           !plans[static_cast<std::size_t>(j)].l3.y)
         live += plans[static_cast<std::size_t>(j)].l3.l2_y;
-    const int x =
-        l.src[0] >= 0
-            ? (lp.l3.x ? lp.l3.l2_x : plans[static_cast<std::size_t>(l.src[0])].l3.l2_y) +
-                  (l.src[1] >= 0 && !lp.l3.x ? plans[static_cast<std::size_t>(l.src[1])].l3.l2_y
-                                             : 0)
-            : 0;
+    // Its inputs: stripes of those in L3, the L2 buffers of the others.
+    int x = lp.l3.x ? lp.l3.l2_x : 0;
+    for (int k = 0; k < l.inputs(); ++k) {
+      const layer_plan& src = plans[static_cast<std::size_t>(l.src[k])];
+      if (!src.l3.y) x += src.l3.l2_y;
+    }
     const int wn = lp.l3.prefetch_next ? plans[static_cast<std::size_t>(i + 1)].l3.l2_w : 0;
     const int b = x + (s.weights_in_l3 ? lp.l3.l2_w : 0) + wn + lp.l3.l2_y + live;
     if (b > dory) dory = b;
@@ -473,6 +501,20 @@ constexpr network_summary finish_network(std::span<const layer> ls, const platfo
   return s;
 }
 
+/// Completes a network's plan (see finish_network_with). The per-layer cascade budgets each
+/// step on its own; when the stack's layout then peaks above L2 (buffers trapped under longer
+/// lived ones), the cascade is rerun with that much less room, a few times at most.
+constexpr network_summary finish_network(std::span<const layer> ls, const platform& p,
+                                         std::span<layer_plan> plans, std::span<layer_l2> l2) {
+  std::int64_t slack = 0;
+  network_summary s = finish_network_with(ls, p, plans, l2, slack);
+  for (int attempt = 0; attempt < 4 && s.problem == plan_fault::l2_arena; ++attempt) {
+    slack += s.needs - s.budget;
+    s = finish_network_with(ls, p, plans, l2, slack);
+  }
+  return s;
+}
+
 /// A network's complete plan, for a fixed number of layers.
 template <std::size_t N>
 struct network_plan {
@@ -501,8 +543,9 @@ struct layer_does_not_fit_in_l1 {
 template <int Layer, auto Name, op Kind, std::int64_t NeedsBytes, std::int64_t L2BudgetBytes>
 struct layer_does_not_fit_in_l2 {
   static_assert(Layer < 0,
-                "this layer's L2 buffers do not fit even with L3 stripes of one L1 tile: it "
-                "needs NeedsBytes of L2, more than the L2 budget (L2 minus the code reserve)");
+                "this layer's L2 buffers do not fit: even with the thinnest L3 stripes the "
+                "platform allows, it needs NeedsBytes of L2, more than the L2 budget (L2 minus "
+                "the code reserve)");
 };
 template <std::int64_t PeakBytes, std::int64_t L2BudgetBytes>
 struct network_l2_arena_does_not_fit {
@@ -547,6 +590,9 @@ consteval bool report_plan() {
     (void)error::network_l2_arena_does_not_fit<S.needs, S.budget>{};
   } else if constexpr (S.problem == plan_fault::l3) {
     (void)error::network_does_not_fit_in_l3<S.needs, S.budget>{};
+  } else if constexpr (S.problem == plan_fault::not_inferred) {
+    static_assert(S.problem != plan_fault::not_inferred,
+                  "the network's layers were not shape-inferred (use ctile::network<...>)");
   } else if constexpr (S.problem == plan_fault::too_many_layers) {
     (void)error::network_has_more_layers_than_a_plan_holds<S.needs, S.budget>{};
   }

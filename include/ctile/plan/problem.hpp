@@ -107,8 +107,10 @@ constexpr tiling_problem make_problem_geometry(const layer& l, const platform& p
   t.linear = l.kind == op::linear;
   t.channels_follow_input = l.kind == op::depthwise || l.kind == op::maxpool ||
                             l.kind == op::avgpool || l.kind == op::add;
-  if (l.has_weights() && l.out.c > 0)
-    t.weights_per_channel = static_cast<int>(l.weight_count() / l.out.c);
+  if (l.has_weights() && l.out.c > 0) {
+    const std::int64_t per = l.weight_count() / l.out.c;
+    t.weights_per_channel = per > 0x3fffffff ? 0x3fffffff : static_cast<int>(per);
+  }
   t.params_per_channel = l.has_weights() ? 4 * ((l.bias ? 1 : 0) + (l.batchnorm ? 2 : 0)) : 0;
   if (t.linear) t.kernel = {1, 1}, t.stride = {1, 1}, t.pad = {};
   t.whole_rows = l.kind == op::depthwise;
@@ -159,8 +161,11 @@ struct tile_buffers {
   int nh = 1, nw = 1, nc = 1;
   [[nodiscard]] constexpr int total() const {
     using plan_detail::align4;
-    return x_copies * (align4(x) + align4(x2)) + y_copies * align4(y) +
-           w_copies * (align4(w) + align4(kl)) + align4(scratch);
+    const std::int64_t t = std::int64_t{x_copies} * (align4(x) + std::int64_t{align4(x2)}) +
+                           std::int64_t{y_copies} * align4(y) +
+                           std::int64_t{w_copies} * (align4(w) + std::int64_t{align4(kl)}) +
+                           align4(scratch);
+    return t > 0x7fffffff ? 0x7fffffff : static_cast<int>(t);
   }
 };
 
@@ -175,11 +180,12 @@ constexpr tile_buffers buffers_for(const tiling_problem& P, int tc, int th, int 
     b.in_w = min_int(input_extent(tw, P.kernel.w, P.stride.w), P.Win);
     b.in_c = P.channels_follow_input ? tc : P.Cin;
   }
-  b.x = b.in_h * b.in_w * b.in_c;
+  auto clamp = [](std::int64_t v) { return v > 0x3fffffff ? 0x3fffffff : static_cast<int>(v); };
+  b.x = clamp(std::int64_t{b.in_h} * b.in_w * b.in_c);
   b.x2 = P.inputs == 2 ? b.x : 0;
-  b.y = th * tw * tc * P.out_bpe;
-  b.w = tc * P.weights_per_channel;
-  b.kl = tc * P.params_per_channel;
+  b.y = clamp(std::int64_t{th} * tw * tc * P.out_bpe);
+  b.w = clamp(std::int64_t{tc} * P.weights_per_channel);
+  b.kl = clamp(std::int64_t{tc} * P.params_per_channel);
   b.scratch = kernel_scratch_bytes(P.kind, P.cores, P.Cin, P.kernel, P.stride, th, P.pad);
   const int spatial = b.nh * b.nw;
   const int x_tiles = P.linear ? 1 : (P.channels_follow_input ? spatial * b.nc : spatial);
@@ -192,6 +198,7 @@ constexpr tile_buffers buffers_for(const tiling_problem& P, int tc, int th, int 
 /// buffers_for(P, tc, th, tw).total(), written out flat: the search calls it in its inner
 /// loops, and a compiler evaluates flat arithmetic much faster than nested calls.
 constexpr int l1_bytes_for(const tiling_problem& P, int tc, int th, int tw) {
+  using i64 = std::int64_t;
   const int nh = (P.H + th - 1) / th, nw = (P.W + tw - 1) / tw, nc = (P.C + tc - 1) / tc;
   int in_h = P.Hin, in_w = P.Win, in_c = P.Cin;
   if (!P.linear) {
@@ -201,17 +208,19 @@ constexpr int l1_bytes_for(const tiling_problem& P, int tc, int th, int tw) {
     if (in_w > P.Win) in_w = P.Win;
     if (P.channels_follow_input) in_c = tc;
   }
-  const int x = (in_h * in_w * in_c + 3) & ~3;
-  const int y = (th * tw * tc * P.out_bpe + 3) & ~3;
-  const int w = ((tc * P.weights_per_channel + 3) & ~3) + ((tc * P.params_per_channel + 3) & ~3);
-  const int scratch =
+  const i64 x = (i64{in_h} * in_w * in_c + 3) & ~i64{3};
+  const i64 y = (i64{th} * tw * tc * P.out_bpe + 3) & ~i64{3};
+  const i64 w = ((i64{tc} * P.weights_per_channel + 3) & ~i64{3}) +
+                ((i64{tc} * P.params_per_channel + 3) & ~i64{3});
+  const i64 scratch =
       P.kind == op::depthwise
           ? (kernel_scratch_bytes(P.kind, P.cores, P.Cin, P.kernel, P.stride, th, P.pad) + 3) & ~3
           : (P.conv_scratch + 3) & ~3;
   const int spatial = nh * nw;
   const int x_tiles = P.linear ? 1 : (P.channels_follow_input ? spatial * nc : spatial);
-  return (x_tiles > 1 ? 2 : 1) * x * P.inputs + (spatial * nc > 1 ? 2 : 1) * y +
-         (nc > 1 ? 2 : 1) * w + scratch;
+  const i64 total = (x_tiles > 1 ? 2 : 1) * x * P.inputs + (spatial * nc > 1 ? 2 : 1) * y +
+                    (nc > 1 ? 2 : 1) * w + scratch;
+  return total > 0x7fffffff ? 0x7fffffff : static_cast<int>(total);
 }
 
 /// An upper bound on the column tile that can fit next to a tc x th tile when there is more

@@ -169,10 +169,10 @@ constexpr tiling_choice search_model(const tiling_problem& P) {
       const std::int64_t nch = std::int64_t{nc} * ceil_div(P.H, th);
       if (cost::lower_bound(P, nch) >= limit) break;
       const cost::row_context rx = cost::row_context_for(P, cx, th);
-      const std::int64_t row_base = cost::row_lower_bound(P, cx, rx, 0);
+      const cost::bound_parts row_bound = cost::row_lower_bound(P, cx, rx);
       const std::int64_t least_tiles =
           nch > 1 ? nch * ceil_div(P.W, widest_column_tile_bound(P, tc, th)) : 1;
-      if (row_base + least_tiles * cost::bound_per_tile >= limit) continue;
+      if (row_bound.at(least_tiles) >= limit) continue;
       ++best.row_tiles;
       plan_detail::axis_candidates ws{};
       if (P.whole_rows) {
@@ -185,7 +185,17 @@ constexpr tiling_choice search_model(const tiling_problem& P) {
       for (int k = 0; k < n_ws; ++k) {
         const int tw = ws.whole ? (k == 0 ? P.W : ws.below - (k - 1)) : ws.below - k;
         const std::int64_t tiles = nch * ceil_div(P.W, tw);
-        if (row_base + tiles * cost::bound_per_tile >= limit) break;
+        if (row_bound.at(tiles) >= limit) break;
+        {
+          // The same bound with this column tile's exact prologue and epilogue.
+          const int nw = ceil_div(P.W, tw), lw = P.W - (nw - 1) * tw;
+          cost::bound_parts b = row_bound;
+          b.exposed =
+              (nc > 1 ? cx.wd_inner : cx.wd_last) +
+              cost::input_dma(P, rx.nh > 1 ? th : rx.lh, nw > 1 ? tw : lw, nc > 1 ? tc : cx.lc) +
+              cost::output_dma(P, rx.lh, lw, cx.lc);
+          if (b.at(tiles) >= limit) continue;
+        }
         ++best.visited;
         cost::layer_cycles_at(P, cx, rx, tw, cyc);
         for (int s = 0; s < splits.n; ++s) {
@@ -206,9 +216,26 @@ constexpr tiling_choice search_model(const tiling_problem& P) {
 /// Maximum DORY score over every fitting tiling, with the kind's default split. Ties keep
 /// the first in search order.
 constexpr tiling_choice search_dory(const tiling_problem& P) {
+  // Branch and bound on the score's parts: the L1 fill never exceeds the budget, and each
+  // shape term is at most 7 (rows), 1 (columns), 3 (channels) for the tile and for the border.
+  using plan_detail::ceil_div;
   tiling_choice best;
-  auto go_c = [](int) { return 0; };
-  auto go_h = [](int) { return 0; };
+  const std::int64_t im2col = P.kind == op::conv ? 200 : 0;
+  int tc_now = 1, c_terms = 0, h_terms = 0;
+  auto prunable = [&](std::int64_t upper) { return best.found && upper <= best.score; };
+  auto on_c = [&](int tc) {
+    const int nc = ceil_div(P.C, tc), lc = P.C - (nc - 1) * tc;
+    tc_now = tc;
+    c_terms = (tc - 1) % 4 + (lc - 1) % 4;
+    const std::int64_t upper = P.l1_budget + im2col * tc + 2000000LL * (c_terms + 14 + 2);
+    return prunable(upper) ? 1 : 0;
+  };
+  auto on_h = [&](int th) {
+    const int nh = ceil_div(P.H, th), lh = P.H - (nh - 1) * th;
+    h_terms = (th - 1) % 8 + (lh - 1) % 8;
+    const std::int64_t upper = P.l1_budget + im2col * tc_now + 2000000LL * (c_terms + h_terms + 2);
+    return prunable(upper) ? 1 : 0;
+  };
   auto visit = [&](int tc, int th, int tw) {
     ++best.visited;
     const std::int64_t s = dory_score(P, tc, th, tw);
@@ -219,7 +246,7 @@ constexpr tiling_choice search_dory(const tiling_problem& P) {
     }
     return true;
   };
-  plan_detail::for_each_tiling(P, go_c, go_h, visit);
+  plan_detail::for_each_tiling(P, on_c, on_h, visit);
   best.split = cost::default_split(P);
   return best;
 }
@@ -247,6 +274,15 @@ constexpr layer_plan plan_layer(const layer& l, const platform& p, objective o =
     layer_plan r;
     r.l1_budget = p.l1_budget();
     r.tile_h = r.last_h = l.out.h, r.tile_w = r.last_w = l.out.w, r.tile_c = r.last_c = l.out.c;
+    return r;
+  }
+  if (l.in.h <= 0 || l.in.w <= 0 || l.in.c <= 0 || l.out.h <= 0 || l.out.w <= 0 || l.out.c <= 0 ||
+      p.cores <= 0) {
+    // Not a layer shape inference accepted: nothing can be planned.
+    layer_plan r;
+    r.kind = l.kind;
+    r.fits = false;
+    r.l1_budget = p.l1_budget();
     return r;
   }
   return plan_problem(make_problem(l, p), o);
