@@ -4,7 +4,8 @@
 // subject to the L2 held at every step and to L3's size. A linear 0-1 program:
 //
 //   L2 at step i = resident weights (sum over j of [weights of j in L2] * W_j)
-//                + [weights of i streamed] * W_i + [weights of i+1 streamed] * W_i+1 (prefetch)
+//                + [weights of i streamed] * 2 stripes of the chosen channel tile
+//                + [weights of i+1 streamed] * its first stripe (prefetched)
 //                + outputs alive at step i kept in L2 (sum of [output of j in L2] * Y_j)
 //                + for an input of i in L3: 2 input row stripes of the chosen row tile
 //                + for the output of i in L3: 2 output row stripes of the chosen row tile
@@ -99,14 +100,22 @@ joint_solution solve_joint(const problem_set& s, const solve_options& o) {
     yl3.push_back(ctx.bool_const(name("y", i).c_str()));
     if (!p.has_l3() || l.weight_bytes == 0) hard.push_back(!wl3.back());
     if (!p.has_l3()) hard.push_back(!yl3.back());
-    z3::expr one = I(0), cyc = I(0);
-    for (std::size_t k = 0; k < cands[static_cast<std::size_t>(i)].size(); ++k) {
+    // The layer's L1 cycles: its best candidate's, plus the chosen one's excess over it (an
+    // integer with that lower bound: the optimiser's relaxation starts at the per-layer optima).
+    const auto& ci = cands[static_cast<std::size_t>(i)];
+    std::int64_t least = 0;
+    for (std::size_t k = 0; k < ci.size(); ++k)
+      if (k == 0 || ci[k].cycles < least) least = ci[k].cycles;
+    z3::expr one = I(0), excess = I(0);
+    for (std::size_t k = 0; k < ci.size(); ++k) {
       z3::expr b = ctx.bool_const(name("t", i, static_cast<int>(k)).c_str());
       pick[static_cast<std::size_t>(i)].push_back(b);
       one = one + z3::ite(b, I(1), I(0));
-      cyc = cyc + z3::ite(b, I(cands[static_cast<std::size_t>(i)][k].cycles), I(0));
+      if (ci[k].cycles > least) excess = excess + z3::ite(b, I(ci[k].cycles - least), I(0));
     }
     if (l.has_problem) hard.push_back(one == 1);
+    z3::expr cyc = ctx.int_const(name("c", i).c_str());
+    hard.push_back(cyc == I(least) + excess);
     l1cyc.push_back(cyc);
   }
   // A linear layer reads its whole input: never from L3 row stripes.
@@ -135,10 +144,21 @@ joint_solution solve_joint(const problem_set& s, const solve_options& o) {
     const layer_problem& l = s.layers[static_cast<std::size_t>(i)];
     const auto& ci = cands[static_cast<std::size_t>(i)];
     z3::expr h = resident;
-    h = h + z3::ite(wl3[static_cast<std::size_t>(i)], I(align4(l.weight_bytes)), I(0));
+    // Streamed weights come in double-buffered stripes of the chosen channel tile; the next
+    // layer's first stripe is prefetched while this one runs.
+    auto stripe = [&](int j, std::size_t k) {
+      const layer_problem& lj = s.layers[static_cast<std::size_t>(j)];
+      const std::int64_t per_c = lj.out.c > 0 ? lj.weight_bytes / lj.out.c : 0;
+      return align4(cands[static_cast<std::size_t>(j)][k].tc * per_c);
+    };
+    for (std::size_t k = 0; k < ci.size(); ++k)
+      h = h + z3::ite(wl3[static_cast<std::size_t>(i)] && pick[static_cast<std::size_t>(i)][k],
+                      I(2 * stripe(i, k)), I(0));
     if (i + 1 < n)
-      h = h + z3::ite(wl3[static_cast<std::size_t>(i + 1)],
-                      I(align4(s.layers[static_cast<std::size_t>(i + 1)].weight_bytes)), I(0));
+      for (std::size_t k = 0; k < cands[static_cast<std::size_t>(i + 1)].size(); ++k)
+        h = h + z3::ite(wl3[static_cast<std::size_t>(i + 1)] &&
+                            pick[static_cast<std::size_t>(i + 1)][k],
+                        I(stripe(i + 1, k)), I(0));
     for (int j = 0; j <= i; ++j)
       if (last[static_cast<std::size_t>(j)] >= i)
         h = h + z3::ite(yl3[static_cast<std::size_t>(j)], I(0),

@@ -113,7 +113,7 @@ tiling_problem read_tiling(const json& j, const std::string& at) {
   positive(t.stride.h, "stride"), positive(t.stride.w, "stride");
   positive(t.cores, "cores"), positive(t.dma_bytes_per_kcycle, "dma_bytes_per_kcycle");
   positive(t.dma_limit, "dma_limit"), positive(t.dma_line_max, "dma_line_max");
-  positive(t.max_tile_h, "max_tile_h");
+  if (t.max_tile_h < 1) throw problem_error(at + ".max_tile_h: expected at least 1");
   if (t.out_bpe != 1 && t.out_bpe != 4) throw problem_error(at + ".out_bpe: expected 1 or 4");
   if (t.inputs != 1 && t.inputs != 2) throw problem_error(at + ".inputs: expected 1 or 2");
   if (t.l1_budget < 0) throw problem_error(at + ".l1_budget: negative");
