@@ -56,7 +56,20 @@ joint_solution solve_joint(const problem_set& s, const solve_options& o) {
   for (int i = 0; i < n; ++i) {
     const layer_problem& l = s.layers[static_cast<std::size_t>(i)];
     if (!l.has_problem) continue;
-    cands[static_cast<std::size_t>(i)] = layer_candidates(l.problem);
+    // A candidate with no fewer cycles, no thinner row tile and no thinner channel tile than
+    // another holds no advantage in L2 either: only the Pareto front in (cycles, row tile,
+    // channel tile) enters the joint problem.
+    std::vector<candidate> all = layer_candidates(l.problem);
+    std::vector<candidate> front;
+    for (const candidate& c : all) {
+      bool dominated = false;
+      for (const candidate& d : all)
+        if (&d != &c && d.cycles <= c.cycles && d.th <= c.th && d.tc <= c.tc &&
+            (d.cycles < c.cycles || d.th < c.th || d.tc < c.tc))
+          dominated = true;
+      if (!dominated) front.push_back(c);
+    }
+    cands[static_cast<std::size_t>(i)] = front;
     if (cands[static_cast<std::size_t>(i)].empty()) {
       char b[256];
       std::snprintf(b, sizeof b,
