@@ -363,8 +363,13 @@ std::string jstr(const std::string& s) {
 }
 
 std::string c_comment(const std::string& s) {
+  // Safe inside a // comment: one line, no "*/" for the block comments around it.
   std::string r;
-  for (char c : s) r += (c == '*' || c == '/' || c == '\n') ? '_' : c;
+  for (char c : s) {
+    if (c == '\n' || c == '\r') c = ' ';
+    if (c == '/' && !r.empty() && r.back() == '*') r += ' ';
+    r += c;
+  }
   return r;
 }
 
