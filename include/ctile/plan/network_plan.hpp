@@ -12,6 +12,7 @@
 
 #include "ctile/layers/layer.hpp"
 #include "ctile/plan/cost_model.hpp"
+#include "ctile/plan/imported.hpp"
 #include "ctile/plan/layer_plan.hpp"
 #include "ctile/plan/search.hpp"
 #include "ctile/platform/platform.hpp"
@@ -566,7 +567,7 @@ struct network_does_not_fit_in_l3 {
 namespace plan_detail {
 
 template <class Net, platform P, objective O, std::size_t I>
-inline constexpr layer_plan layer_plan_v = plan_layer(Net::layers[I], P, O);
+inline constexpr layer_plan layer_plan_v = imported_or_planned<Net, P, O, I>();
 
 template <class Net, platform P, objective O, std::size_t... I>
 constexpr network_plan<Net::size> assemble(std::index_sequence<I...>) {

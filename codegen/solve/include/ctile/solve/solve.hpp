@@ -1,0 +1,144 @@
+// ctile-solve's library: reading exported tiling problems, solving each layer with Z3
+// (z3::optimize, with a timeout), the joint L2/L3 problem of a whole network, and writing the
+// header of plan specializations the compiler re-checks (ctile/plan/imported.hpp).
+//
+// The model is written once: the constexpr planner's functions (plan_detail::for_each_tiling,
+// l1_bytes_for, cost::layer_cycles_at, cost::splits_for) are evaluated on the host over every
+// tiling that fits, and give the coefficients of a linear 0-1 program (one indicator per
+// candidate tiling: exactly one chosen, L1 bytes within the budget, modeled cycles minimised,
+// ties broken by the search's order). No ceil-division or product of variables reaches Z3,
+// so the problems stay linear and small.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <ctile/core/split.hpp>
+#include <ctile/layers/layer.hpp>
+#include <ctile/plan/problem.hpp>
+#include <ctile/platform/platform.hpp>
+
+namespace ctile::solve {
+
+/// A problem file that is well-formed JSON but not a valid problem set.
+struct problem_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// One exported layer.
+struct layer_problem {
+  int index = 0;
+  std::string name;
+  op kind = op::input;
+  int src[2] = {-1, -1};
+  shape in{}, out{};
+  std::int64_t weight_bytes = 0, input_bytes = 0, output_bytes = 0;
+  bool has_problem = false;  ///< false for the input layer
+  tiling_problem problem{};
+};
+
+/// A network's exported problems.
+struct problem_set {
+  std::string network, type, platform_expr, network_header;
+  platform target{};
+  std::vector<layer_problem> layers;
+};
+
+/// Parses a problem file; throws json_error (malformed JSON) or problem_error.
+problem_set read_problems(std::string_view text);
+
+/// One candidate tiling with its model values.
+struct candidate {
+  int tc = 0, th = 0, tw = 0;
+  core_split split{};
+  std::int64_t cycles = 0;
+  int l1 = 0;
+  std::int64_t rank = 0;  ///< position in the constexpr search's order (ties go to the first)
+};
+
+/// The candidates a layer's Z3 problem chooses from: for every row tile, the fitting tiling
+/// and split with the fewest modeled cycles (first in search order among equals). The optimum
+/// of the layer is among them; the joint problem uses the row tiles for L3 stripes.
+/// `evaluated` receives the number of tilings the model was evaluated on.
+std::vector<candidate> layer_candidates(const tiling_problem& P, std::int64_t* evaluated = nullptr);
+
+enum class layer_status : std::uint8_t {
+  input,     ///< the network input: nothing to solve
+  optimal,   ///< Z3 proved the optimum
+  fallback,  ///< Z3 timed out; the constexpr search's plan is used (only when allowed)
+  timeout,   ///< Z3 timed out and no fallback was allowed
+  unsat,     ///< no tiling fits L1
+};
+const char* status_name(layer_status s);
+
+struct layer_solution {
+  int index = 0;
+  layer_status status = layer_status::input;
+  candidate chosen{};
+  std::int64_t candidates = 0;
+  std::int64_t evaluated = 0;
+  double model_seconds = 0;  ///< evaluating the shared model (the candidates)
+  double z3_seconds = 0;     ///< z3::optimize
+  int l1_needed = 0;         ///< the smallest L1 budget any tiling of the layer needs
+  std::string message;       ///< for unsat/timeout: the sentence to print
+};
+
+struct solve_options {
+  unsigned timeout_ms = 10000;   ///< per z3::optimize call
+  bool fallback_search = false;  ///< on timeout use the constexpr search's plan instead of failing
+};
+
+struct network_solution {
+  std::vector<layer_solution> layers;
+  double seconds = 0;
+  bool ok = true;  ///< every layer optimal (or fallback, when allowed)
+  std::vector<std::string> errors;
+};
+
+/// Solves one layer (the input layer trivially).
+layer_solution solve_layer(const layer_problem& l, const solve_options& o);
+
+/// Solves every layer (layers of equal problems are solved once).
+network_solution solve_network(const problem_set& s, const solve_options& o);
+
+/// The text of the generated header: one `ctile::imported_plan` specialization.
+std::string plan_header(const problem_set& s, const network_solution& sol,
+                        const std::string& source);
+
+/// The solution as JSON (per layer: tiles, split, objective, times, status).
+std::string solution_json(const problem_set& s, const network_solution& sol);
+
+// ---- The joint problem (L3 placement and the L2 stack of a whole network at once).
+
+/// Per layer: the chosen candidate, whether its weights stay resident in L2 or stream from
+/// L3, whether its output is kept in L2 or written to L3, and the modeled cycles.
+struct joint_layer {
+  int index = 0;
+  candidate chosen{};
+  bool weights_in_l3 = false;
+  bool output_in_l3 = false;
+  std::int64_t l1_cycles = 0;
+  std::int64_t l3_exposed = 0;  ///< L3 traffic not hidden behind the layer's compute
+  std::int64_t l2_bytes = 0;    ///< L2 held while the layer runs
+};
+struct joint_solution {
+  bool ok = false;
+  std::string error;
+  std::int64_t cycles = 0;  ///< the objective
+  std::int64_t l2_peak = 0;
+  std::int64_t l2_budget = 0;
+  double seconds = 0;
+  std::vector<joint_layer> layers;
+};
+
+/// Minimises the network's modeled cycles (L1 loop nests plus exposed L3 traffic) over every
+/// layer's tiling candidates and the L2/L3 placement of weights and outputs, with the L2
+/// held at every step (resident weights, live outputs, streamed weights, row stripes) within
+/// the L2 budget. One z3::optimize problem for the whole network.
+joint_solution solve_joint(const problem_set& s, const solve_options& o);
+std::string joint_json(const problem_set& s, const joint_solution& j);
+
+}  // namespace ctile::solve

@@ -1,0 +1,208 @@
+// Plans found outside the compiler (by ctile-solve, a generator step) and imported as a
+// header. The header specializes `ctile::imported_plan<Net, Platform, Objective>`; when such a
+// specialization is visible, `plan_of` builds each layer's plan from the imported tile sizes
+// and core split instead of searching, after re-checking them with the same constraint code
+// the search uses (buffers_for / l1_bytes_for, the split list, the cost model). A stale or
+// hand-edited header stops the build with an error whose name and arguments read as the
+// sentence: `imported_plan_violates<Layer, Name, Constraint, Value, Limit>`.
+//
+// Every translation unit that plans the same network on the same platform must see the same
+// header (include it before using plan_of or ctile::executor), or the program holds two plans.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ctile/core/fixed_string.hpp"
+#include "ctile/core/split.hpp"
+#include "ctile/layers/layer.hpp"
+#include "ctile/plan/cost_model.hpp"
+#include "ctile/plan/layer_plan.hpp"
+#include "ctile/plan/problem.hpp"
+#include "ctile/plan/search.hpp"
+#include "ctile/platform/platform.hpp"
+
+namespace ctile {
+
+/// One layer's tiling as a solver found it, with what the solver saw of the layer (to detect
+/// a header generated for another version of the network) and the objective value it claims.
+struct imported_layer {
+  op kind = op::input;
+  int out_h = 0, out_w = 0, out_c = 0, in_c = 0;  ///< the layer's shape when solved
+  int tile_c = 0, tile_h = 0, tile_w = 0;
+  core_split split{};
+  std::int64_t cycles = 0;  ///< modeled cycles of the L2 -> L1 loop nest (the objective)
+  friend constexpr bool operator==(const imported_layer&, const imported_layer&) = default;
+};
+
+/// No imported plan: `plan_of` searches. A generated header specializes this with
+/// `available = true`, `size` (the layer count) and `layers[size]` (imported_layer values).
+template <class Net, platform P, objective O>
+struct imported_plan {
+  static constexpr bool available = false;
+};
+
+/// The constraint an imported layer plan breaks (the third argument of the error below).
+enum class imported_constraint : std::uint8_t {
+  none,
+  layer_kind_changed,             ///< Value: the kind now, Limit: the kind solved for
+  output_height_changed,          ///< Value: out.h now, Limit: out.h solved for
+  output_width_changed,           ///< likewise
+  output_channels_changed,        ///< likewise
+  input_channels_changed,         ///< likewise
+  channel_tile_out_of_range,      ///< Value: tile_c, Limit: the output channels
+  row_tile_out_of_range,          ///< Value: tile_h, Limit: the output rows
+  column_tile_out_of_range,       ///< Value: tile_w, Limit: the output columns
+  depthwise_tile_not_whole_rows,  ///< Value: tile_w, Limit: the row width it must span
+  split_not_supported,            ///< Value: the split kind, Limit: the kind's default split
+  tile_buffers_exceed_l1,         ///< Value: L1 bytes the tiles need, Limit: the L1 budget
+  objective_value_differs,        ///< Value: cycles the header claims, Limit: cycles recomputed
+};
+
+constexpr const char* imported_constraint_text(imported_constraint c) {
+  switch (c) {
+    case imported_constraint::none:
+      return "none";
+    case imported_constraint::layer_kind_changed:
+      return "the layer kind changed since the plan was solved";
+    case imported_constraint::output_height_changed:
+      return "the output height changed since the plan was solved";
+    case imported_constraint::output_width_changed:
+      return "the output width changed since the plan was solved";
+    case imported_constraint::output_channels_changed:
+      return "the output channel count changed since the plan was solved";
+    case imported_constraint::input_channels_changed:
+      return "the input channel count changed since the plan was solved";
+    case imported_constraint::channel_tile_out_of_range:
+      return "the channel tile is not between 1 and the output channels";
+    case imported_constraint::row_tile_out_of_range:
+      return "the row tile is not between 1 and the output rows";
+    case imported_constraint::column_tile_out_of_range:
+      return "the column tile is not between 1 and the output columns";
+    case imported_constraint::depthwise_tile_not_whole_rows:
+      return "a depthwise tile must span whole rows";
+    case imported_constraint::split_not_supported:
+      return "the core split is not one the layer's kernel supports";
+    case imported_constraint::tile_buffers_exceed_l1:
+      return "the tile buffers exceed the L1 budget";
+    case imported_constraint::objective_value_differs:
+      return "the objective value differs from the cost model's";
+  }
+  return "?";
+}
+
+/// The outcome of re-checking one imported layer: the first constraint it breaks, the value
+/// found and the limit (or expected value).
+struct imported_check {
+  imported_constraint violated = imported_constraint::none;
+  std::int64_t value = 0;
+  std::int64_t limit = 0;
+  [[nodiscard]] constexpr bool ok() const { return violated == imported_constraint::none; }
+};
+
+/// Re-checks an imported tiling of layer `l` on platform `p` with the planner's own code.
+constexpr imported_check check_imported_layer(const layer& l, const platform& p,
+                                              const imported_layer& im) {
+  using C = imported_constraint;
+  auto fail = [](C c, std::int64_t v, std::int64_t lim) { return imported_check{c, v, lim}; };
+  if (l.kind != im.kind)
+    return fail(C::layer_kind_changed, static_cast<int>(l.kind), static_cast<int>(im.kind));
+  if (l.out.h != im.out_h) return fail(C::output_height_changed, l.out.h, im.out_h);
+  if (l.out.w != im.out_w) return fail(C::output_width_changed, l.out.w, im.out_w);
+  if (l.out.c != im.out_c) return fail(C::output_channels_changed, l.out.c, im.out_c);
+  if (l.in.c != im.in_c) return fail(C::input_channels_changed, l.in.c, im.in_c);
+  if (l.kind == op::input) return {};
+  const tiling_problem P = make_problem(l, p);
+  if (im.tile_c < 1 || im.tile_c > P.C) return fail(C::channel_tile_out_of_range, im.tile_c, P.C);
+  const int max_h = P.H < P.max_tile_h ? P.H : P.max_tile_h;
+  if (im.tile_h < 1 || im.tile_h > max_h) return fail(C::row_tile_out_of_range, im.tile_h, max_h);
+  if (im.tile_w < 1 || im.tile_w > P.W) return fail(C::column_tile_out_of_range, im.tile_w, P.W);
+  if (P.whole_rows && im.tile_w != P.W)
+    return fail(C::depthwise_tile_not_whole_rows, im.tile_w, P.W);
+  const cost::split_list splits = cost::splits_for(P);
+  bool known = false;
+  for (int i = 0; i < splits.n; ++i) known = known || splits.item[i] == im.split;
+  if (!known)
+    return fail(C::split_not_supported, static_cast<int>(im.split.kind),
+                static_cast<int>(splits.item[0].kind));
+  const int bytes = l1_bytes_for(P, im.tile_c, im.tile_h, im.tile_w);
+  if (bytes > P.l1_budget) return fail(C::tile_buffers_exceed_l1, bytes, P.l1_budget);
+  const std::int64_t cyc = cost::layer_cycles(P, im.tile_c, im.tile_h, im.tile_w, im.split);
+  if (cyc != im.cycles) return fail(C::objective_value_differs, im.cycles, cyc);
+  return {};
+}
+
+/// The layer plan of a re-checked imported tiling (the search's plan for the same tiles).
+constexpr layer_plan imported_layer_plan(const layer& l, const platform& p,
+                                         const imported_layer& im, objective o) {
+  if (l.kind == op::input) return plan_layer(l, p, o);
+  layer_plan r = make_layer_plan(make_problem(l, p), im.tile_c, im.tile_h, im.tile_w, im.split);
+  r.score = r.l1_cycles;
+  r.goal = o;
+  return r;
+}
+
+namespace error {
+template <int Layer, auto Name, imported_constraint Constraint, std::int64_t Value,
+          std::int64_t Limit>
+struct imported_plan_violates {
+  static_assert(Layer < 0,
+                "the imported plan (a generated header) breaks a constraint of this layer "
+                "(Constraint: Value against Limit); the header is stale or was edited by hand: "
+                "regenerate it");
+};
+template <std::int64_t NetworkLayers, std::int64_t ImportedLayers>
+struct imported_plan_has_another_layer_count {
+  static_assert(NetworkLayers < 0,
+                "the imported plan was solved for a network with another number of layers; "
+                "regenerate the header");
+};
+template <objective O>
+struct imported_plans_use_the_model_objective {
+  static_assert(O != O, "imported plans are solved for objective::model only");
+};
+}  // namespace error
+
+namespace plan_detail {
+
+template <class Net, platform P, objective O, std::size_t I>
+consteval layer_plan import_layer() {
+  using IP = imported_plan<Net, P, O>;
+  if constexpr (O != objective::model) {
+    (void)error::imported_plans_use_the_model_objective<O>{};
+    return {};
+  } else if constexpr (IP::size != Net::size) {
+    (void)error::imported_plan_has_another_layer_count<static_cast<std::int64_t>(Net::size),
+                                                       static_cast<std::int64_t>(IP::size)>{};
+    return {};
+  } else {
+    constexpr layer L = Net::layers[I];
+    constexpr imported_layer im = IP::layers[I];
+    constexpr imported_check c = check_imported_layer(L, P, im);
+    if constexpr (!c.ok()) {
+      constexpr fixed_string<L.name.size() + 1> name{L.name};
+      (void)
+          error::imported_plan_violates<static_cast<int>(I), name, c.violated, c.value, c.limit>{};
+      return {};
+    } else {
+      return imported_layer_plan(L, P, im, O);
+    }
+  }
+}
+
+/// Layer I's plan: the imported one (re-checked) when a header provides it, else the search's.
+template <class Net, platform P, objective O, std::size_t I>
+consteval layer_plan imported_or_planned() {
+  if constexpr (imported_plan<Net, P, O>::available)
+    return import_layer<Net, P, O, I>();
+  else
+    return plan_layer(Net::layers[I], P, O);
+}
+
+}  // namespace plan_detail
+
+/// True when a generated header provides the plan of `Net` on `P`.
+template <class Net, platform P, objective O = objective::model>
+inline constexpr bool plan_is_imported = imported_plan<Net, P, O>::available;
+
+}  // namespace ctile

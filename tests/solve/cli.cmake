@@ -1,0 +1,47 @@
+# ctile-solve on bad input: a non-zero exit, a clear message, and no header left behind.
+#   cmake -DSOLVE=ctile-solve -DGOOD=problems.json -DWORK=dir -P cli.cmake
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+function(expect_failure name code regex input)
+  set(out ${WORK}/${name}.hpp)
+  file(WRITE ${out} "// a stale header from an earlier run\n")
+  execute_process(COMMAND ${SOLVE} ${input} -o ${out} ${ARGN}
+                  RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
+  if(NOT rc EQUAL ${code})
+    message(FATAL_ERROR "${name}: exit status ${rc}, expected ${code}\n${err}")
+  endif()
+  if(NOT err MATCHES "${regex}")
+    message(FATAL_ERROR "${name}: message does not match '${regex}':\n${err}")
+  endif()
+  if(EXISTS ${out})
+    message(FATAL_ERROR "${name}: a header was left at ${out}")
+  endif()
+endfunction()
+
+file(READ ${GOOD} good)
+# Malformed JSON: truncated.
+string(LENGTH "${good}" n)
+math(EXPR half "${n} / 2")
+string(SUBSTRING "${good}" 0 ${half} truncated)
+file(WRITE ${WORK}/truncated.json "${truncated}")
+expect_failure(truncated 2 "malformed JSON at byte [0-9]+" ${WORK}/truncated.json)
+# Valid JSON, not a problem set.
+file(WRITE ${WORK}/other.json "{\"format\": \"something/else\"}")
+expect_failure(other 2 "format is \"something/else\"" ${WORK}/other.json)
+# A missing file.
+expect_failure(missing 2 "cannot read" ${WORK}/no-such-file.json)
+# An L1 budget no tiling fits: every layer's message names the smallest budget that works.
+string(REGEX REPLACE "\"l1_budget\": [0-9]+" "\"l1_budget\": 100" tight "${good}")
+file(WRITE ${WORK}/tight.json "${tight}")
+expect_failure(unsat 1 "layer 1 'conv1' \\(conv\\): no tiling fits the L1 budget of 100 bytes; the smallest L1 budget that would work is [0-9]+ bytes.*no header written" ${WORK}/tight.json)
+
+# The good file solves and writes a header.
+execute_process(COMMAND ${SOLVE} ${GOOD} -o ${WORK}/good.hpp --json RESULT_VARIABLE rc
+                OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT EXISTS ${WORK}/good.hpp)
+  message(FATAL_ERROR "good: exit status ${rc}\n${err}")
+endif()
+if(NOT out MATCHES "\"status\": \"optimal\"" OR NOT out MATCHES "\"z3_seconds\"")
+  message(FATAL_ERROR "good: --json output lacks the per-layer status and times:\n${out}")
+endif()
+message("cli ok")

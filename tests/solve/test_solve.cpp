@@ -1,0 +1,343 @@
+// ctile-solve's library: the exported problems read back equal to the planner's; on every
+// layer of every example network Z3 and the constexpr search agree on the objective (and,
+// with the search's tie-break, on the plan); unsatisfiable layers name the smallest budget
+// that works; malformed files are rejected; the joint problem respects L2 at every step.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctile/ctile.hpp>
+#include <ctile/plan/imported.hpp>
+#include <ctile/plan/plan.hpp>
+#include <ctile/solve/export.hpp>
+#include <ctile/solve/json.hpp>
+#include <ctile/solve/solve.hpp>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "networks/cifar10_cnn.hpp"
+#include "networks/mobilenet_v1.hpp"
+#include "networks/mobilenet_v2.hpp"
+#include "networks/residual.hpp"
+
+namespace {
+
+using namespace ctile;
+using namespace ctile::solve;
+
+struct named {
+  const char* name;
+  std::span<const layer> layers;
+};
+template <class Net>
+std::span<const layer> layers_of() {
+  return {Net::layers.data(), Net::layers.size()};
+}
+std::vector<named> networks() {
+  return {{"cifar10_cnn", layers_of<examples::cifar10_cnn>()},
+          {"mobilenet_v1_1.0_128", layers_of<examples::mobilenet_v1_100_128>()},
+          {"mobilenet_v1_0.5_192", layers_of<examples::mobilenet_v1_050_192>()},
+          {"mobilenet_v1_0.25_128", layers_of<examples::mobilenet_v1_025_128>()},
+          {"mobilenet_v2_0.35_128", layers_of<examples::mobilenet_v2_035_128>()},
+          {"mobilenet_v2_1.0_128", layers_of<examples::mobilenet_v2_100_128>()},
+          {"resnet_small", layers_of<examples::resnet_small>()}};
+}
+
+std::string exported(std::span<const layer> ls, const platform& p) {
+  char* buf = nullptr;
+  std::size_t len = 0;
+  std::FILE* f = open_memstream(&buf, &len);
+  export_problems(f, ls, p, {"net", "net_type", "ctile::gap8", "net.hpp"});
+  std::fclose(f);
+  std::string s(buf, len);
+  std::free(buf);
+  return s;
+}
+
+std::string problem_text(const tiling_problem& t) {
+  char* buf = nullptr;
+  std::size_t len = 0;
+  std::FILE* f = open_memstream(&buf, &len);
+  export_detail::problem_json(f, t);
+  std::fclose(f);
+  std::string s(buf, len);
+  std::free(buf);
+  return s;
+}
+
+constexpr platform tiny_l1 = gap8.with_stacks(0, 0).with_l1(16 * 1024).named("tiny-l1");
+
+TEST(SolveExport, ProblemsReadBackEqualToThePlanners) {
+  for (const auto& n : networks()) {
+    const problem_set s = read_problems(exported(n.layers, gap8));
+    ASSERT_EQ(s.layers.size(), n.layers.size()) << n.name;
+    EXPECT_EQ(s.target, gap8);
+    for (std::size_t i = 0; i < n.layers.size(); ++i) {
+      const layer& l = n.layers[i];
+      EXPECT_EQ(s.layers[i].kind, l.kind);
+      EXPECT_EQ(s.layers[i].out, l.out);
+      EXPECT_EQ(s.layers[i].name, std::string(l.name.c_str()));
+      if (l.kind == op::input) continue;
+      const tiling_problem want = make_problem(l, gap8);
+      const tiling_problem& got = s.layers[i].problem;
+      // Field by field through the model's own evaluations, and the text.
+      EXPECT_EQ(problem_text(got), problem_text(want)) << n.name << " layer " << i;
+      EXPECT_EQ(min_l1_need(got), min_l1_need(want));
+      EXPECT_EQ(cost::layer_cycles(got, 1, 1, got.whole_rows ? got.W : 1, {}),
+                cost::layer_cycles(want, 1, 1, want.whole_rows ? want.W : 1, {}));
+    }
+  }
+}
+
+// Z3 and the constexpr search on every layer of every example network, on GAP-8 and on a
+// 16 KiB L1 (many tiles): equal objective values, and the same plan (Z3's tie-break is the
+// search's order); the chosen tiling passes the compile-time re-check.
+void agree_on(const platform& p) {
+  int layers = 0, same = 0;
+  for (const auto& n : networks()) {
+    const problem_set s = read_problems(exported(n.layers, p));
+    const network_solution sol = solve_network(s, {});
+    ASSERT_TRUE(sol.ok) << n.name;
+    for (std::size_t i = 1; i < n.layers.size(); ++i) {
+      const layer& l = n.layers[i];
+      const layer_plan lp = plan_layer(l, p, objective::model);
+      const layer_solution& x = sol.layers[i];
+      ASSERT_EQ(x.status, layer_status::optimal) << n.name << " layer " << i;
+      ASSERT_TRUE(lp.fits);
+      EXPECT_EQ(x.chosen.cycles, lp.score) << n.name << " layer " << i << " " << l.name.c_str();
+      ++layers;
+      same += x.chosen.tc == lp.tile_c && x.chosen.th == lp.tile_h && x.chosen.tw == lp.tile_w &&
+              x.chosen.split == lp.split;
+      const imported_layer im{l.kind,         l.out.h,        l.out.w,     l.out.c,
+                              l.in.c,         x.chosen.tc,    x.chosen.th, x.chosen.tw,
+                              x.chosen.split, x.chosen.cycles};
+      EXPECT_TRUE(check_imported_layer(l, p, im).ok()) << n.name << " layer " << i;
+      EXPECT_LE(x.chosen.l1, p.l1_budget());
+    }
+  }
+  EXPECT_GT(layers, 150);
+  EXPECT_EQ(same, layers);
+}
+
+TEST(SolveAgreement, EveryExampleLayerOnGap8) {
+  agree_on(gap8);
+}
+TEST(SolveAgreement, EveryExampleLayerOnATinyL1) {
+  agree_on(tiny_l1);
+}
+
+// A layer whose tiles cannot fit: the message names the layer and the smallest L1 budget that
+// works, and that budget does work while one byte less does not.
+TEST(SolveErrors, UnsatisfiableLayerNamesTheSmallestBudget) {
+  using too_big = network<input(8, 8, 512), conv2d(16, 3).same().named("big")>;
+  const problem_set s = read_problems(exported(layers_of<too_big>(), gap8));
+  const network_solution sol = solve_network(s, {});
+  ASSERT_FALSE(sol.ok);
+  const layer_solution& x = sol.layers[1];
+  ASSERT_EQ(x.status, layer_status::unsat);
+  EXPECT_NE(x.message.find("layer 1 'big'"), std::string::npos) << x.message;
+  const std::string need =
+      "smallest L1 budget that would work is " + std::to_string(x.l1_needed) + " bytes";
+  EXPECT_NE(x.message.find(need), std::string::npos) << x.message;
+  // Independently: the im2col buffer alone is 8 cores x 2 pixels x 512 x 9 bytes.
+  EXPECT_GT(x.l1_needed, 8 * 2 * 512 * 9);
+  const platform stackless = gap8.with_stacks(0, 0);
+  const problem_set fits =
+      read_problems(exported(layers_of<too_big>(), stackless.with_l1(x.l1_needed)));
+  EXPECT_EQ(solve_layer(fits.layers[1], {}).status, layer_status::optimal);
+  const problem_set short_by_one =
+      read_problems(exported(layers_of<too_big>(), stackless.with_l1(x.l1_needed - 1)));
+  EXPECT_EQ(solve_layer(short_by_one.layers[1], {}).status, layer_status::unsat);
+}
+
+TEST(SolveErrors, MalformedInputIsRejected) {
+  EXPECT_THROW((void)read_problems(""), json_error);
+  EXPECT_THROW((void)read_problems("{\"format\": "), json_error);
+  EXPECT_THROW((void)read_problems("{\"format\": \"ctile-problems/1\"} trailing"), json_error);
+  EXPECT_THROW((void)read_problems("[1, 2,]"), json_error);
+  EXPECT_THROW((void)read_problems("{\"format\": \"other/9\"}"), problem_error);
+  const std::string good = exported(layers_of<examples::cifar10_cnn>(), gap8);
+  EXPECT_NO_THROW((void)read_problems(good));
+  // A missing member, a wrong type, a truncated file, a value out of range.
+  std::string missing = good;
+  missing.replace(missing.find("\"l1_budget\""), 11, "\"l1_budgex\"");
+  EXPECT_THROW((void)read_problems(missing), json_error);
+  try {
+    (void)read_problems(missing);
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("missing member \"l1_budget\""), std::string::npos)
+        << e.what();
+  }
+  std::string wrong = good;
+  wrong.replace(wrong.find("\"H\": 32"), 7, "\"H\": \"32\"");
+  EXPECT_THROW((void)read_problems(wrong), json_error);
+  EXPECT_THROW((void)read_problems(good.substr(0, good.size() / 2)), json_error);
+  std::string zero = good;
+  zero.replace(zero.find("\"W\": 32"), 7, "\"W\": 0 ");
+  EXPECT_THROW((void)read_problems(zero), problem_error);
+}
+
+// The header names the type, the platform and every layer's tiles and objective.
+TEST(SolveHeader, HeaderCarriesEveryLayer) {
+  const problem_set s = read_problems(exported(layers_of<examples::cifar10_cnn>(), gap8));
+  const network_solution sol = solve_network(s, {});
+  ASSERT_TRUE(sol.ok);
+  const std::string h = plan_header(s, sol, "x.json");
+  EXPECT_NE(h.find("struct imported_plan<net_type, ctile::gap8, objective::model>"),
+            std::string::npos);
+  EXPECT_NE(h.find("static constexpr std::size_t size = 8;"), std::string::npos);
+  for (std::size_t i = 1; i < sol.layers.size(); ++i)
+    EXPECT_NE(h.find(std::to_string(sol.layers[i].chosen.cycles) + "}, // " + std::to_string(i)),
+              std::string::npos)
+        << h;
+  network_solution bad = sol;
+  bad.ok = false;
+  EXPECT_THROW((void)plan_header(s, bad, "x.json"), problem_error);
+}
+
+// The re-check catches each kind of tampering (the compile-fail tests show the messages).
+TEST(SolveRecheck, TamperedTilingsAreCaught) {
+  const layer& l = examples::cifar10_cnn::layers[2];
+  const tiling_problem P = make_problem(l, gap8);
+  const layer_plan lp = plan_layer(l, gap8);
+  const imported_layer good{l.kind,    l.out.h,   l.out.w,   l.out.c,  l.in.c,
+                            lp.tile_c, lp.tile_h, lp.tile_w, lp.split, lp.score};
+  EXPECT_TRUE(check_imported_layer(l, gap8, good).ok());
+  auto with = [&](auto f) {
+    imported_layer x = good;
+    f(x);
+    return check_imported_layer(l, gap8, x).violated;
+  };
+  using C = imported_constraint;
+  EXPECT_EQ(with([](auto& x) { x.out_c += 1; }), C::output_channels_changed);
+  EXPECT_EQ(with([](auto& x) { x.tile_c = 0; }), C::channel_tile_out_of_range);
+  EXPECT_EQ(with([&](auto& x) { x.tile_h = P.H + 1; }), C::row_tile_out_of_range);
+  EXPECT_EQ(with([](auto& x) { x.split = {split_kind::grid, 3, 3}; }), C::split_not_supported);
+  EXPECT_EQ(with([&](auto& x) { x.tile_c = P.C, x.tile_h = P.H, x.tile_w = P.W; }),
+            l1_bytes_for(P, P.C, P.H, P.W) > P.l1_budget ? C::tile_buffers_exceed_l1 : C::none);
+  EXPECT_EQ(with([](auto& x) { x.cycles -= 1; }), C::objective_value_differs);
+}
+
+// (a) Layers too large for the compiler's budget: a 224x224 first layer and a 1x1 conv with
+// 1024 channels on 28x28; Z3 solves them (the run-time search confirms the optimum).
+TEST(SolveLarge, BigEarlyLayers) {
+  using big = network<input(224, 224, 3), conv2d(32, 3).strides(2).padded(1).bn().named("c1"),
+                      pointwise(1024).bn().named("pw")>;
+  const problem_set s = read_problems(exported(layers_of<big>(), gap8));
+  const network_solution sol = solve_network(s, {});
+  ASSERT_TRUE(sol.ok);
+  for (std::size_t i = 1; i < big::size; ++i) {
+    const tiling_choice c = search_model(make_problem(big::layers[i], gap8));
+    EXPECT_EQ(sol.layers[i].chosen.cycles, c.score) << i;
+  }
+}
+
+// (b) The joint problem: every step's L2 (recomputed here from the placements) within the
+// budget; with a small L2 some outputs must go to L3; without L3 the optimum is the sum of the
+// per-layer optima.
+std::int64_t a4(std::int64_t b) {
+  return (b + 3) & ~std::int64_t{3};
+}
+std::int64_t recomputed_peak(const problem_set& s, const joint_solution& j) {
+  const int n = static_cast<int>(s.layers.size());
+  std::vector<int> last(static_cast<std::size_t>(n), n - 1);
+  for (int a = 0; a < n; ++a) {
+    int lc = -1;
+    for (int b = a + 1; b < n; ++b)
+      if (s.layers[static_cast<std::size_t>(b)].src[0] == a ||
+          s.layers[static_cast<std::size_t>(b)].src[1] == a)
+        lc = b;
+    last[static_cast<std::size_t>(a)] = lc < 0 ? n - 1 : lc;
+  }
+  std::int64_t resident = 0, peak = 0;
+  for (int a = 0; a < n; ++a)
+    if (!j.layers[static_cast<std::size_t>(a)].weights_in_l3)
+      resident += a4(s.layers[static_cast<std::size_t>(a)].weight_bytes);
+  for (int i = 0; i < n; ++i) {
+    const auto& l = s.layers[static_cast<std::size_t>(i)];
+    const auto& jl = j.layers[static_cast<std::size_t>(i)];
+    std::int64_t h = resident;
+    auto stripe = [&](int a) {
+      const auto& la = s.layers[static_cast<std::size_t>(a)];
+      return a4(std::int64_t{j.layers[static_cast<std::size_t>(a)].chosen.tc} *
+                (la.weight_bytes / la.out.c));
+    };
+    if (jl.weights_in_l3) h += 2 * stripe(i);
+    if (i + 1 < n && j.layers[static_cast<std::size_t>(i + 1)].weights_in_l3) h += stripe(i + 1);
+    for (int a = 0; a <= i; ++a)
+      if (last[static_cast<std::size_t>(a)] >= i &&
+          !j.layers[static_cast<std::size_t>(a)].output_in_l3)
+        h += a4(s.layers[static_cast<std::size_t>(a)].output_bytes);
+    if (l.has_problem) {
+      const int th = jl.chosen.th;
+      if (jl.output_in_l3) h += 2 * a4(std::int64_t{th} * l.out.w * l.out.c * l.problem.out_bpe);
+      bool in_l3 = false;
+      for (int src : l.src)
+        if (src >= 0) in_l3 = in_l3 || j.layers[static_cast<std::size_t>(src)].output_in_l3;
+      if (in_l3) {
+        std::int64_t rows = l.kind == op::linear
+                                ? l.in.h
+                                : std::int64_t{th - 1} * l.problem.stride.h + l.problem.kernel.h;
+        if (rows > l.in.h) rows = l.in.h;
+        h += 2 * a4(rows * l.in.w * l.in.c * l.problem.inputs);
+      }
+    }
+    EXPECT_EQ(h, jl.l2_bytes) << "step " << i;
+    peak = h > peak ? h : peak;
+  }
+  return peak;
+}
+
+TEST(SolveJoint, MobileNetOnGap8FitsL2AtEveryStep) {
+  const problem_set s = read_problems(exported(layers_of<examples::mobilenet_v1_100_128>(), gap8));
+  const joint_solution j = solve_joint(s, {});
+  ASSERT_TRUE(j.ok) << j.error;
+  EXPECT_LE(recomputed_peak(s, j), gap8.l2_budget());
+  EXPECT_EQ(recomputed_peak(s, j), j.l2_peak);
+  // MobileNet's 4.2 MB of weights cannot stay in 416 KiB of L2: most stream from L3.
+  int streamed = 0;
+  for (const auto& l : j.layers) streamed += l.weights_in_l3;
+  EXPECT_GT(streamed, 10);
+  std::int64_t sum = 0;
+  for (const auto& l : j.layers) sum += l.l1_cycles + l.l3_exposed;
+  EXPECT_EQ(sum, j.cycles);
+}
+
+TEST(SolveJoint, SmallL2PutsOutputsInL3) {
+  const platform small = gap8.with_l2(72 * 1024).with_code_reserve(0);
+  const problem_set s = read_problems(exported(layers_of<examples::cifar10_cnn>(), small));
+  const joint_solution j = solve_joint(s, {});
+  ASSERT_TRUE(j.ok) << j.error;
+  EXPECT_LE(recomputed_peak(s, j), small.l2_budget());
+  bool y = false;
+  for (const auto& l : j.layers) y = y || l.output_in_l3;
+  EXPECT_TRUE(y);
+}
+
+TEST(SolveJoint, WithoutL3ItIsTheSumOfLayerOptima) {
+  const platform no_l3 = gap8.with_l3(0);
+  const problem_set s = read_problems(exported(layers_of<examples::cifar10_cnn>(), no_l3));
+  const joint_solution j = solve_joint(s, {});
+  ASSERT_TRUE(j.ok) << j.error;
+  std::int64_t sum = 0;
+  for (std::size_t i = 1; i < examples::cifar10_cnn::size; ++i)
+    sum += plan_layer(examples::cifar10_cnn::layers[i], no_l3).score;
+  EXPECT_EQ(j.cycles, sum);
+}
+
+TEST(SolveJoint, TooSmallL2NamesTheSmallestBudget) {
+  const platform tiny = gap8.with_l2(8 * 1024).with_code_reserve(0);
+  const problem_set s = read_problems(exported(layers_of<examples::cifar10_cnn>(), tiny));
+  const joint_solution j = solve_joint(s, {});
+  ASSERT_FALSE(j.ok);
+  EXPECT_NE(j.error.find("smallest L2 budget that would work is "), std::string::npos) << j.error;
+  // That budget works.
+  const std::int64_t need = j.l2_peak;
+  ASSERT_GT(need, 8 * 1024);
+  const problem_set s2 = read_problems(
+      exported(layers_of<examples::cifar10_cnn>(), tiny.with_l2(static_cast<int>(need))));
+  EXPECT_TRUE(solve_joint(s2, {}).ok);
+}
+
+}  // namespace
