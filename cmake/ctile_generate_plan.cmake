@@ -96,10 +96,10 @@ int main(int argc, char** argv) {
   add_custom_command(
     OUTPUT "${header}"
     COMMAND ctile-solve "${problems}" -o "${header}" --timeout ${G_TIMEOUT_MS} ${fallback}
-    DEPENDS "${stamp}" "${problems}" ctile-solve
+    DEPENDS "${problems}" ctile-solve
     COMMENT "Solving the tiling of ${G_TYPE} with Z3"
     VERBATIM)
-  add_custom_target(${G_TARGET}_${G_NAME}_plan DEPENDS "${header}")
+  add_custom_target(${G_TARGET}_${G_NAME}_plan DEPENDS "${stamp}" "${header}")
   add_dependencies(${G_TARGET} ${G_TARGET}_${G_NAME}_plan)
   target_sources(${G_TARGET} PRIVATE "${header}")
   target_include_directories(${G_TARGET} PRIVATE "${dir}")

@@ -3,6 +3,7 @@
 //   ctile-plan --list
 //   ctile-plan NAME [--platform gap8|pulp128k|host] [--l1 BYTES] [--l2 BYTES]
 //                   [--objective model|dory] [--json]
+//   ctile-plan NAME --solver z3|constexpr [--platform ...] [--l1 BYTES] [--l2 BYTES] [--json]
 //
 // Budgets given here re-plan at run time with the same constexpr code the compiler runs for
 // plan_of, so they can be swept without recompiling. --l1 is the L1 size before the core
@@ -18,6 +19,7 @@
 #include "networks/mobilenet_v2.hpp"
 #include "networks/residual.hpp"
 #include "report.hpp"
+#include "solver.hpp"
 
 namespace {
 
@@ -63,7 +65,9 @@ int usage(const char* why) {
   std::fprintf(stderr,
                "usage: ctile-plan --list\n"
                "       ctile-plan NAME [--platform gap8|pulp128k|host] [--l1 BYTES] [--l2 BYTES]\n"
-               "                       [--objective model|dory] [--json]\n");
+               "                       [--objective model|dory] [--json]\n"
+               "       ctile-plan NAME --solver z3|constexpr [--platform ...] [--l1 BYTES]\n"
+               "                       [--l2 BYTES] [--json]\n");
   return 2;
 }
 
@@ -99,6 +103,7 @@ int main(int argc, char** argv) {
   platform p = gap8;
   objective o = objective::model;
   bool json = false;
+  const char* solver = nullptr;
   int l1 = 0, l2 = 0;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
@@ -118,6 +123,11 @@ int main(int argc, char** argv) {
     } else if (a == "--l2") {
       const char* v = value();
       if (v == nullptr || !parse_bytes(v, l2)) return usage("--l2 needs a positive byte count");
+    } else if (a == "--solver") {
+      solver = value();
+      if (solver == nullptr ||
+          (std::strcmp(solver, "z3") != 0 && std::strcmp(solver, "constexpr") != 0))
+        return usage("--solver is z3 or constexpr");
     } else if (a == "--objective") {
       const char* v = value();
       if (v != nullptr && std::strcmp(v, "model") == 0)
@@ -134,6 +144,10 @@ int main(int argc, char** argv) {
   if (l2 > 0) p = p.with_l2(l2);
   if (p.l1_budget() <= 0) return usage("the L1 size does not even hold the core stacks");
   if (p.l2_budget() <= 0) return usage("the L2 size does not even hold the code reserve");
+  if (solver != nullptr) {
+    if (o != objective::model) return usage("--solver plans with the model objective only");
+    return solver_report(net->name, net->layers, p, std::strcmp(solver, "z3") == 0, json);
+  }
   const plan_report::dynamic_plan d = plan_report::plan(net->layers, p, o);
   if (json)
     plan_report::print_json(stdout, net->name, d);

@@ -35,6 +35,17 @@ string(REGEX REPLACE "\"l1_budget\": [0-9]+" "\"l1_budget\": 100" tight "${good}
 file(WRITE ${WORK}/tight.json "${tight}")
 expect_failure(unsat 1 "layer 1 'conv1' \\(conv\\): no tiling fits the L1 budget of 100 bytes; the smallest L1 budget that would work is [0-9]+ bytes.*no header written" ${WORK}/tight.json)
 
+# A timeout (1 ms is far below what a conv layer's problem takes): an error, no header.
+expect_failure(timeout 1 "Z3 gave no answer within 1 ms.*no header written" ${GOOD} --timeout 1)
+# With the stated fallback: the constexpr search's plan, said on stderr and in the header.
+execute_process(COMMAND ${SOLVE} ${GOOD} -o ${WORK}/fallback.hpp --timeout 1 --fallback search
+                RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
+file(READ ${WORK}/fallback.hpp fallback)
+if(NOT rc EQUAL 0 OR NOT err MATCHES "using the constexpr search's plan" OR
+   NOT fallback MATCHES "constexpr search's plan")
+  message(FATAL_ERROR "fallback: exit ${rc}\n${err}")
+endif()
+
 # The good file solves and writes a header.
 execute_process(COMMAND ${SOLVE} ${GOOD} -o ${WORK}/good.hpp --json RESULT_VARIABLE rc
                 OUTPUT_VARIABLE out ERROR_VARIABLE err)

@@ -92,6 +92,7 @@ struct solve_options {
 };
 
 struct network_solution {
+  const char* solver = "z3";  ///< "z3", or "constexpr" (solve_network_by_search)
   std::vector<layer_solution> layers;
   double seconds = 0;
   bool ok = true;  ///< every layer optimal (or fallback, when allowed)
@@ -103,6 +104,10 @@ layer_solution solve_layer(const layer_problem& l, const solve_options& o);
 
 /// Solves every layer (layers of equal problems are solved once).
 network_solution solve_network(const problem_set& s, const solve_options& o);
+
+/// The same problems solved by the constexpr search (search_model, run on the host), timed per
+/// layer: the reference the Z3 step is compared with.
+network_solution solve_network_by_search(const problem_set& s);
 
 /// The text of the generated header: one `ctile::imported_plan` specialization.
 std::string plan_header(const problem_set& s, const network_solution& sol,

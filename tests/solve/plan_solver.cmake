@@ -1,0 +1,31 @@
+# ctile-plan NAME --solver z3|constexpr --json: both solvers print every layer with its
+# objective and solve time, and the objectives agree layer by layer.
+#   cmake -DPLAN=ctile-plan -P plan_solver.cmake
+foreach(net cifar10_cnn mobilenet_v1_0.25_128 resnet_small)
+  foreach(solver z3 constexpr)
+    execute_process(COMMAND ${PLAN} ${net} --solver ${solver} --json RESULT_VARIABLE rc
+                    OUTPUT_VARIABLE out_${solver} ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "${net} --solver ${solver}: exit ${rc}\n${err}")
+    endif()
+    if(NOT out_${solver} MATCHES "\"solver\": \"${solver}\"")
+      message(FATAL_ERROR "${net}: the output does not name the solver ${solver}")
+    endif()
+    string(REGEX MATCHALL "\"objective\": [0-9]+" obj_${solver} "${out_${solver}}")
+    string(REGEX MATCHALL "\"seconds\": [0-9.]+" sec_${solver} "${out_${solver}}")
+    list(LENGTH obj_${solver} n_obj)
+    list(LENGTH sec_${solver} n_sec)
+    # One objective per layer plus the total; one time per layer plus the total.
+    if(n_obj LESS 3 OR NOT n_obj EQUAL n_sec)
+      message(FATAL_ERROR "${net} --solver ${solver}: per-layer objective/time missing")
+    endif()
+  endforeach()
+  if(NOT obj_z3 STREQUAL obj_constexpr)
+    message(FATAL_ERROR "${net}: objectives differ\nz3: ${obj_z3}\nconstexpr: ${obj_constexpr}")
+  endif()
+endforeach()
+execute_process(COMMAND ${PLAN} cifar10_cnn --solver cplex RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "--solver is z3 or constexpr")
+  message(FATAL_ERROR "a bad --solver value: exit ${rc}\n${err}")
+endif()
+message("plan solver ok")
