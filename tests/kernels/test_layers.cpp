@@ -124,13 +124,9 @@ struct tile_run {
     const bool windowed = l.kind != op::linear && l.kind != op::add;
     int iy0 = t.oy0, iy1 = t.oy1, ix0 = t.ox0, ix1 = t.ox1;
     if (windowed) {
-      const int ry0 = t.oy0 * l.stride.h - l.pad.t,
-                ry1 = (t.oy1 - 1) * l.stride.h - l.pad.t + l.kernel.h;
-      const int rx0 = t.ox0 * l.stride.w - l.pad.l,
-                rx1 = (t.ox1 - 1) * l.stride.w - l.pad.l + l.kernel.w;
-      iy0 = std::max(ry0, 0), iy1 = std::min(ry1, l.in.h);
-      ix0 = std::max(rx0, 0), ix1 = std::min(rx1, l.in.w);
-      a.pad_t = iy0 - ry0, a.pad_b = ry1 - iy1, a.pad_l = ix0 - rx0, a.pad_r = rx1 - ix1;
+      const input_window win = window_of(l, t.oy0, t.oy1, t.ox0, t.ox1);
+      iy0 = win.iy0, iy1 = win.iy1, ix0 = win.ix0, ix1 = win.ix1;
+      a.pad_t = win.pad_t, a.pad_b = win.pad_b, a.pad_l = win.pad_l, a.pad_r = win.pad_r;
     }
     if (l.kind == op::linear) iy0 = 0, iy1 = l.in.h, ix0 = 0, ix1 = l.in.w;
     a.h_in = iy1 - iy0, a.w_in = ix1 - ix0;
@@ -412,6 +408,21 @@ TEST(Kernels, EveryRequantPath) {
     }
   }
   for (int m = 1; m < 5; ++m) EXPECT_GT(seen[m], 0) << "requant mode " << m << " not exercised";
+}
+
+TEST(Kernels, InputWindowOfATile) {
+  std::vector<layer> ls{input(10, 9, 2), conv2d(4, 3).strides(2, 1).padded(1, 2, 2, 0)};
+  ASSERT_TRUE(infer(ls).ok());
+  const layer& l = ls[1];  // out: (10 + 3 - 3) / 2 + 1 = 6 rows, 9 + 2 - 3 + 1 = 9 columns
+  ASSERT_EQ(l.out, (shape{6, 9, 4}));
+  // Top-left tile: rows 0..1 read -1..3, columns 0..2 read -2..2.
+  EXPECT_EQ(window_of(l, 0, 2, 0, 3), (input_window{0, 4, 0, 3, 1, 0, 2, 0}));
+  // Inner tile: rows 2..3 read 3..7, columns 3..5 read 1..5, no padding.
+  EXPECT_EQ(window_of(l, 2, 4, 3, 6), (input_window{3, 8, 1, 6, 0, 0, 0, 0}));
+  // Bottom-right tile: row 5 reads 9..11 (the last two are bottom padding), columns 6..8
+  // read 4..8.
+  EXPECT_EQ(window_of(l, 5, 6, 6, 9), (input_window{9, 10, 4, 9, 0, 2, 0, 0}));
+  static_assert(window_of(layer{}, 0, 1, 0, 1).iy1 == 0, "usable at compile time");
 }
 
 TEST(Kernels, ArgumentsAreChecked) {

@@ -50,4 +50,27 @@ constexpr tile_args layer_args(const layer& l, const layer_params& p) {
   return a;
 }
 
+/// The input rows [iy0, iy1) and columns [ix0, ix1) of the layer that an output tile (rows
+/// [oy0, oy1), columns [ox0, ox1)) reads, and the tile's own padding: the zero rows/columns
+/// of the layer's padding that fall in the tile's window (non-zero on border tiles only).
+struct input_window {
+  int iy0 = 0, iy1 = 0, ix0 = 0, ix1 = 0;
+  int pad_t = 0, pad_b = 0, pad_l = 0, pad_r = 0;
+  friend constexpr bool operator==(const input_window&, const input_window&) = default;
+};
+constexpr input_window window_of(const layer& l, int oy0, int oy1, int ox0, int ox1) {
+  const int ry0 = oy0 * l.stride.h - l.pad.t;
+  const int ry1 = (oy1 - 1) * l.stride.h - l.pad.t + l.kernel.h;
+  const int rx0 = ox0 * l.stride.w - l.pad.l;
+  const int rx1 = (ox1 - 1) * l.stride.w - l.pad.l + l.kernel.w;
+  input_window w;
+  w.iy0 = ry0 > 0 ? ry0 : 0;
+  w.iy1 = ry1 < l.in.h ? ry1 : l.in.h;
+  w.ix0 = rx0 > 0 ? rx0 : 0;
+  w.ix1 = rx1 < l.in.w ? rx1 : l.in.w;
+  w.pad_t = w.iy0 - ry0, w.pad_b = ry1 - w.iy1;
+  w.pad_l = w.ix0 - rx0, w.pad_r = rx1 - w.ix1;
+  return w;
+}
+
 }  // namespace ctile::kernels
