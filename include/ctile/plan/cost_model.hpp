@@ -490,7 +490,8 @@ constexpr void layer_cycles_at(const tiling_problem& P, const channel_context& c
   const int nw = ceil_div(P.W, tw);
   const int lw = P.W - (nw - 1) * tw;
   const int nh = rx.nh, nc = cx.nc, th = rx.th, lh = rx.lh, tc = cx.tc, lc = cx.lc;
-  const bool x_reloaded = !P.linear && (P.channels_follow_input ? nh * nw * nc > 1 : nh * nw > 1);
+  const bool x_reloaded =
+      !P.linear && (P.channels_follow_input ? nh > 1 || nw > 1 || nc > 1 : nh > 1 || nw > 1);
   const std::int64_t tiles = std::int64_t{nh} * nw * nc;
   const std::int64_t fixed = (nc > 1 ? cx.wd_inner : cx.wd_last) +
                              input_dma(P, nh > 1 ? th : lh, nw > 1 ? tw : lw, nc > 1 ? tc : lc) +

@@ -81,7 +81,7 @@ struct layer_plan {
   int max_tile_h = 0;                 ///< the row-tile cap it was planned with (0: none)
   friend constexpr bool operator==(const layer_plan&, const layer_plan&) = default;
 
-  [[nodiscard]] constexpr int tiles() const { return n_h * n_w * n_c; }
+  [[nodiscard]] constexpr std::int64_t tiles() const { return std::int64_t{n_h} * n_w * n_c; }
 };
 
 /// DORY's objective (to maximise), times 2 to stay integral: alpha = 0.5 on the L1 bytes of

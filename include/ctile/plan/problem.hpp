@@ -187,10 +187,12 @@ constexpr tile_buffers buffers_for(const tiling_problem& P, int tc, int th, int 
   b.w = clamp(std::int64_t{tc} * P.weights_per_channel);
   b.kl = clamp(std::int64_t{tc} * P.params_per_channel);
   b.scratch = kernel_scratch_bytes(P.kind, P.cores, P.Cin, P.kernel, P.stride, th, P.pad);
-  const int spatial = b.nh * b.nw;
-  const int x_tiles = P.linear ? 1 : (P.channels_follow_input ? spatial * b.nc : spatial);
-  b.x_copies = x_tiles > 1 ? 2 : 1;
-  b.y_copies = spatial * b.nc > 1 ? 2 : 1;
+  // Tile counts can be huge for absurd layers: compare factors, never multiply them.
+  const bool many_spatial = b.nh > 1 || b.nw > 1;
+  const bool x_changes =
+      !P.linear && (P.channels_follow_input ? many_spatial || b.nc > 1 : many_spatial);
+  b.x_copies = x_changes ? 2 : 1;
+  b.y_copies = many_spatial || b.nc > 1 ? 2 : 1;
   b.w_copies = b.nc > 1 ? 2 : 1;
   return b;
 }
@@ -216,9 +218,10 @@ constexpr int l1_bytes_for(const tiling_problem& P, int tc, int th, int tw) {
       P.kind == op::depthwise
           ? (kernel_scratch_bytes(P.kind, P.cores, P.Cin, P.kernel, P.stride, th, P.pad) + 3) & ~3
           : (P.conv_scratch + 3) & ~3;
-  const int spatial = nh * nw;
-  const int x_tiles = P.linear ? 1 : (P.channels_follow_input ? spatial * nc : spatial);
-  const i64 total = (x_tiles > 1 ? 2 : 1) * x * P.inputs + (spatial * nc > 1 ? 2 : 1) * y +
+  const bool many_spatial = nh > 1 || nw > 1;
+  const bool x_changes =
+      !P.linear && (P.channels_follow_input ? many_spatial || nc > 1 : many_spatial);
+  const i64 total = (x_changes ? 2 : 1) * x * P.inputs + (many_spatial || nc > 1 ? 2 : 1) * y +
                     (nc > 1 ? 2 : 1) * w + scratch;
   return total > 0x7fffffff ? 0x7fffffff : static_cast<int>(total);
 }
