@@ -1,14 +1,18 @@
 #!/bin/sh
-# Builds the fuzz target (clang-19, libFuzzer, ASan+UBSan) and runs it for a fixed number of
-# inputs from a fixed seed over a corpus of valid models. Usage: smoke.sh SRC BUILD CORPUS RUNS
+# Builds the fuzz target (clang-19, libFuzzer, ASan+UBSan), or runs it for a fixed number of
+# inputs from a fixed seed over a corpus of valid models.
+# Usage: smoke.sh build SRC BUILD | smoke.sh run SRC BUILD CORPUS RUNS
 set -eu
-src=$1 build=$2 corpus=$3 runs=$4
+mode=$1 src=$2 build=$3
 if ! command -v clang++-19 >/dev/null; then
   echo "clang++-19 not found: fuzz smoke skipped"
   exit 77
 fi
-cmake -S "$src" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=Debug >/dev/null
-cmake --build "$build" -j2
+if [ "$mode" = build ]; then
+  cmake -S "$src" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_BUILD_TYPE=Debug >/dev/null
+  exec cmake --build "$build" -j2
+fi
+corpus=$4 runs=$5
 # A fresh corpus every time: the same seed over the same inputs gives the same run.
 rm -rf "$build/corpus" "$build/work"
 mkdir -p "$build/corpus" "$build/work"
