@@ -11,7 +11,7 @@ namespace {
 int usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s DIR [--dump OUTDIR] [--platform gap8|host] [--l1 BYTES] [--l2 BYTES]\n"
-               "                 [--drop-epilogue]\n"
+               "                 [--engine tiled|reference] [--drop-epilogue]\n"
                "DIR holds model_int.onnx, input.txt and out_layerK.txt (DORY's format).\n",
                argv0);
   return 2;
@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   using namespace ctile::onnx;
   verify_options o;
   std::string dir;
+  std::string engine_name = "tiled";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
@@ -39,6 +40,14 @@ int main(int argc, char** argv) {
           return 2;
         }
         (a == "--l1" ? o.platform.l1 : o.platform.l2) = *b;
+      }
+    } else if (a == "--engine") {
+      const char* v = next();
+      if (v == nullptr) return usage(argv[0]);
+      engine_name = v;
+      if (engine_name != "tiled" && engine_name != "reference") {
+        std::fprintf(stderr, "ctile-verify: --engine expects tiled or reference, got '%s'\n", v);
+        return 2;
       }
     } else if (a == "--drop-epilogue") {
       o.import.keep_epilogue = false;
@@ -60,7 +69,22 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const verify_report r = verify_folder(dir, o);
+    verify_report r;
+    if (engine_name == "tiled") {
+      try {
+        r = verify_folder(dir, o, tiled_engine(o.platform));
+      } catch (const import_error&) {
+        throw;
+      } catch (const std::runtime_error& e) {
+        // A network the planner cannot fit still verifies, on the reference, and says so.
+        const std::string what = e.what();
+        if (what.rfind("the tiled runtime cannot plan", 0) != 0) throw;
+        std::printf("note: %s; verifying on the reference instead\n", what.c_str());
+        r = verify_folder(dir, o, reference_engine());
+      }
+    } else {
+      r = verify_folder(dir, o, reference_engine());
+    }
     print_report(std::cout, r);
     return r.ok() ? 0 : 1;
   } catch (const import_error& e) {
