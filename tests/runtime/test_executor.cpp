@@ -35,7 +35,8 @@ struct run_result {
 };
 
 template <class Net, platform Plat>
-run_result run_on_host(hal::completion mode, std::uint64_t seed) {
+run_result run_on_host(hal::completion mode, std::uint64_t seed, std::uint8_t canary = 0,
+                       std::vector<std::uint8_t>* l2_after = nullptr) {
   using E = executor<Net, Plat>;
   const auto& d = data<Net>();
   hal::sim_memory mem({mode, seed, 0.5, false});
@@ -45,6 +46,7 @@ run_result run_on_host(hal::completion mode, std::uint64_t seed) {
                   static_cast<std::size_t>(E::required_l3_bytes > 0 ? E::required_l3_bytes : 4));
   auto* l2p = reinterpret_cast<std::uint8_t*>(l2.data());
   auto* l3p = reinterpret_cast<std::uint8_t*>(l3.data().data());
+  std::memset(l2p, canary, l2.size());
   E::stage(d.params, l2p, l3p);
   std::uint8_t* in = E::input_l2_offset >= 0 ? l2p + E::input_l2_offset : l3p + E::input_l3_offset;
   std::memcpy(in, d.input.data(), d.input.size());
@@ -75,7 +77,22 @@ run_result run_on_host(hal::completion mode, std::uint64_t seed) {
   mem.finish();
   for (const auto& viol : mem.violations()) r.problems.push_back(viol.text);
   r.traffic = mem.counters();
+  if (l2_after != nullptr) l2_after->assign(l2p, l2p + l2.size());
   return r;
+}
+
+// The L2 the run really uses: bytes that differ from the fill in either of two runs with
+// different fills (a byte the run writes holds the same value both times, so it cannot equal
+// both fills). Returns one past the highest such byte.
+template <class Net, platform Plat>
+std::size_t l2_extent_used() {
+  std::vector<std::uint8_t> a, b;
+  run_on_host<Net, Plat>(hal::completion::at_wait, 1, 0xA5, &a);
+  run_on_host<Net, Plat>(hal::completion::at_wait, 1, 0x5A, &b);
+  std::size_t top = 0;
+  for (std::size_t k = 0; k < a.size(); ++k)
+    if (a[k] != 0xA5 || b[k] != 0x5A) top = k + 1;
+  return top;
 }
 
 template <class Net, platform Plat>
@@ -148,6 +165,23 @@ TEST(Executor, ResidualTinyL1) {
 }
 TEST(Executor, ResidualSmallL2) {
   check_network<examples::resnet_small, small_l2>("small L2");
+}
+
+// The L2 the executor touches reaches the plan's predicted peak (and never beyond: the
+// simulated L2 is exactly that big), which is at most DORY's bidirectional-stack bound.
+template <class Net, platform Plat>
+void check_l2_peak() {
+  using E = executor<Net, Plat>;
+  const std::size_t used = l2_extent_used<Net, Plat>();
+  EXPECT_LE(used, static_cast<std::size_t>(E::required_l2_bytes));
+  EXPECT_GE(used + 4, static_cast<std::size_t>(E::required_l2_bytes));
+  EXPECT_LE(E::required_l2_bytes, E::plan.summary.dory_bound);
+}
+
+TEST(Executor, L2PeakMatchesThePlanAndDorysBound) {
+  check_l2_peak<examples::cifar10_cnn, gap8>();
+  check_l2_peak<examples::resnet_small, gap8>();
+  check_l2_peak<examples::cifar10_cnn, small_l2>();
 }
 
 TEST(Executor, SyntheticActivationsSpread) {
