@@ -1,0 +1,96 @@
+// Tile-loop and DMA-programming overhead per tile on MobileNet-v1 1.0-128's layers: the
+// executor's loop nest for each layer runs with a DMA that accepts commands without moving
+// data and a cluster whose cores do nothing, so every instruction retired is overhead (loop
+// control, tile geometry, command splitting, buffer bookkeeping). Built for rv32imc and run
+// under `qemu-system-riscv32 -icount shift=0`, where minstret counts instructions exactly.
+// Each layer's overhead is set against the modeled compute cycles of its tiles (the plan's
+// cost model), giving the overhead share.
+#include <cstdint>
+#include <cstdio>
+#include <ctile/platform/gap8.hpp>
+#include <ctile/schedule/executor.hpp>
+
+#include "networks/mobilenet_v1.hpp"
+
+namespace {
+
+using namespace ctile;
+
+/// Accepts DMA commands and counts them; moves nothing.
+struct null_dma {
+  static constexpr hal::dma_limits limits = hal::gap8_dma_limits;
+  struct handle {
+    std::uint32_t id = 0;
+  };
+  std::uint32_t commands = 0;
+  void copy_1d(hal::dma_dir, void*, void*, std::uint32_t, handle& h) { h.id = ++commands; }
+  void copy_2d(hal::dma_dir, void*, void*, std::uint32_t, std::uint32_t, std::uint32_t, handle& h) {
+    h.id = ++commands;
+  }
+  void wait(handle& h) { h.id = 0; }
+};
+
+/// Runs no kernel: the fork itself is the only work.
+struct idle_cluster {
+  template <class F>
+  void fork(int, F&&) {}
+  void barrier() {}
+  int core_id() const { return 0; }
+  int cores() const { return 8; }
+};
+
+std::uint32_t instret() {
+#if defined(__riscv)
+  std::uint32_t v;
+  // csrrs a0, minstret (0xB02), x0 as a word: this assembler wants Zicsr for `csrr`.
+  asm volatile(".word 0xB0202573\n\tmv %0, a0" : "=r"(v) : : "a0");
+  return v;
+#else
+  return 0;
+#endif
+}
+
+}  // namespace
+
+int main() {
+  using Net = examples::mobilenet_v1_100_128;
+  constexpr platform P = gap8;
+  const auto& plan = plan_of<Net, P>;
+  alignas(8) static std::uint8_t l1[64 * 1024];
+  static std::uint8_t dummy[16];
+  null_dma dma;
+  idle_cluster cluster;
+  schedule::exec_env<null_dma, idle_cluster> env{dma, cluster, {}, P.cores};
+  std::printf("%-4s %-8s %7s %9s %11s %10s %9s\n", "#", "kind", "tiles", "commands", "instr/tile",
+              "compute", "overhead");
+  std::uint64_t total_instr = 0, total_compute = 0;
+  for (std::size_t i = 1; i < Net::size; ++i) {
+    const layer& l = Net::layers[i];
+    const layer_plan& p = plan.layers[i];
+    schedule::l2_operands v;
+    v.x = v.x2 = dummy;
+    v.y = dummy;
+    v.w = v.bias = v.kappa = v.lambda = dummy;
+    v.row_end = l.out.h;
+    v.c_end = l.out.c;
+    const std::uint32_t c0 = dma.commands;
+    const std::uint32_t t0 = instret();
+    schedule::run_tiles(env, l, p, kernels::requant_plan{}, v, l1);
+    const std::uint32_t t1 = instret();
+    const std::uint32_t instr = t1 - t0;
+    // Instructions against cycles: on RI5CY most of these are single-cycle, so the ratio is
+    // the overhead's share of the layer's time to first order.
+    const double share = p.l1_cycles > 0 ? 100.0 * instr / static_cast<double>(p.l1_cycles) : 0;
+    std::printf("%-4zu %-8s %7lld %9lu %11.0f %10lld %8.2f%%\n", i, op_name(l.kind),
+                static_cast<long long>(p.tiles()), static_cast<unsigned long>(dma.commands - c0),
+                static_cast<double>(instr) / static_cast<double>(p.tiles()),
+                static_cast<long long>(p.l1_cycles), share);
+    total_instr += instr;
+    total_compute += static_cast<std::uint64_t>(p.l1_cycles);
+  }
+  std::printf("total: %llu overhead instructions, %llu modeled cycles: %.2f%%\n",
+              static_cast<unsigned long long>(total_instr),
+              static_cast<unsigned long long>(total_compute),
+              total_compute > 0 ? 100.0 * static_cast<double>(total_instr) / total_compute : 0.0);
+  return 0;
+}
