@@ -168,8 +168,8 @@ struct dma_split {
 /// Starts one command described at run time (no limit check: use for pieces produced by
 /// for_each_piece, which respect the limits by construction).
 template <hal::dma_engine E>
-inline void start_piece(E& e, hal::dma_dir d, const dma_piece& p, void* l1, void* l2,
-                        typename E::handle& h) {
+[[gnu::always_inline]] inline void start_piece(E& e, hal::dma_dir d, const dma_piece& p, void* l1,
+                                               void* l2, typename E::handle& h) {
   auto* a = static_cast<unsigned char*>(l1) + p.l1_offset;
   auto* b = static_cast<unsigned char*>(l2) + p.l2_offset;
   if (p.is_2d()) {

@@ -132,11 +132,12 @@ struct layer_context {
   kernels::requant_plan quant{};
 };
 
-/// Runs one layer: its L3 staging around its L2 <-> L1 loop nest. `prefetch` carries the
-/// transfer of the next layer's whole weights from one layer to the next.
-template <class Env, hal::l3_memory M>
-void run_layer(Env& env, M& l3, const layer_context& c, std::uint8_t* l1, std::uint8_t* l2,
-               detail::l3_slot<M>& prefetch) {
+/// Runs one layer: its L3 staging around its L2 <-> L1 loop nest (`tiles`, called once per
+/// stripe of the layer's operands in L2). `prefetch` carries the transfer of the next
+/// layer's whole weights from one layer to the next.
+template <hal::l3_memory M, class Tiles>
+void run_layer(M& l3, const layer_context& c, std::uint8_t* l2, detail::l3_slot<M>& prefetch,
+               Tiles&& tiles) {
   const layer& L = *c.l;
   const layer_plan& P = *c.p;
   const layer_l2& S = *c.s;
@@ -259,7 +260,7 @@ void run_layer(Env& env, M& l3, const layer_context& c, std::uint8_t* l1, std::u
       v.kappa = next(img.kappa);
       v.lambda = next(img.lambda);
     }
-    run_tiles(env, L, P, c.quant, v, l1);
+    tiles(v);
 
     if (stream_w && nst != st) wh = 1 - wh;
     if (any_x_l3 && nb != b) xh = 1 - xh;
@@ -285,9 +286,19 @@ constexpr bool prefetches(const plan_view& v, std::size_t i) {
 
 /// Runs a planned network on `env` (DMA, cluster, checks) with L3 `l3`. The network input
 /// must be in place (input_l2 / input_l3 give where); `hook` sees every layer's output.
-template <class Env, hal::l3_memory M, class Hook = no_hook>
+/// Runs layer i's loop nest over the operands of one stripe: the generic loop over the plan
+/// (plans known at run time).
+struct dynamic_tiles {
+  template <class Env>
+  void operator()(std::size_t, Env& env, const layer& l, const layer_plan& p,
+                  const kernels::requant_plan& q, const l2_operands& v, std::uint8_t* l1) const {
+    run_tiles(env, l, p, q, v, l1);
+  }
+};
+
+template <class Env, hal::l3_memory M, class Hook = no_hook, class Tiles = dynamic_tiles>
 void run_network(Env& env, M& l3, const plan_view& v, std::span<const kernels::requant_plan> quant,
-                 std::uint8_t* l1, std::uint8_t* l2, Hook&& hook = {}) {
+                 std::uint8_t* l1, std::uint8_t* l2, Hook&& hook = {}, Tiles&& tiles = {}) {
   constexpr bool hooked = !std::is_same_v<std::remove_cvref_t<Hook>, no_hook>;
   detail::l3_slot<M> prefetch;
   const std::size_t n = v.layers.size();
@@ -321,7 +332,8 @@ void run_network(Env& env, M& l3, const plan_view& v, std::span<const kernels::r
     c.weights_prefetched = prefetches(v, i - 1);
     c.prefetch_next = prefetches(v, i);
     c.quant = quant[i];
-    run_layer(env, l3, c, l1, l2, prefetch);
+    run_layer(l3, c, l2, prefetch,
+              [&](const l2_operands& ops) { tiles(i, env, l, v.plans[i], c.quant, ops, l1); });
     if constexpr (hooked) {
       if (s.l3_y >= 0)
         hook(layer_output{static_cast<int>(i), nullptr, s.l3_y, l.output_bytes()});
@@ -370,6 +382,22 @@ struct executor {
 
   using quant_plans = std::array<kernels::requant_plan, Net::size>;
 
+  /// Each layer's loop nest instantiated with its shape and plan as constants, one per layer
+  /// (Hana's iteration emits them), dispatched by layer index.
+  struct static_tiles {
+    template <class Env>
+    void operator()(std::size_t i, Env& env, const layer&, const layer_plan&,
+                    const kernels::requant_plan& q, const schedule::l2_operands& v,
+                    std::uint8_t* l1) const {
+      for_each_layer<Net>([&](auto k) {
+        constexpr std::size_t I = decltype(k)::value;
+        if constexpr (Net::layers[I].kind != op::input) {
+          if (I == i) schedule::run_tiles_static<Net::layers[I], plan.layers[I]>(env, q, v, l1);
+        }
+      });
+    }
+  };
+
   /// The exact requantization of every layer, proven over the ranges its data implies.
   static quant_plans prepare(const typename Net::params& p) {
     quant_plans q{};
@@ -387,7 +415,7 @@ struct executor {
   static void run(Env& env, M& l3, const quant_plans& q, std::uint8_t* l1, std::uint8_t* l2,
                   Hook&& hook = {}) {
     schedule::run_network(env, l3, schedule::view_of(Net::layers, plan), q, l1, l2,
-                          static_cast<Hook&&>(hook));
+                          static_cast<Hook&&>(hook), static_tiles{});
   }
 };
 

@@ -20,7 +20,8 @@ struct axis_tile {
 };
 
 /// The tile `index` of an output axis cut into tiles of `tile` elements.
-constexpr axis_tile tile_axis(int in, int out, int k, int s, int pad_lo, int tile, int index) {
+[[gnu::always_inline]] constexpr axis_tile tile_axis(int in, int out, int k, int s, int pad_lo,
+                                                     int tile, int index) {
   axis_tile a;
   a.out_begin = index * tile;
   a.out_size = out - a.out_begin < tile ? out - a.out_begin : tile;
@@ -51,7 +52,8 @@ struct tile_region {
 
 /// Geometry of tile (iy, ix, ic) of layer `l` cut into output tiles of th x tw x tc.
 /// For a linear layer the "spatial" axes are 1x1 and the whole input is read.
-constexpr tile_region tile_of(const layer& l, shape tile, int iy, int ix, int ic) {
+[[gnu::always_inline]] constexpr tile_region tile_of(const layer& l, shape tile, int iy, int ix,
+                                                     int ic) {
   tile_region r;
   const bool windowed = l.kind == op::conv || l.kind == op::depthwise || l.kind == op::maxpool ||
                         l.kind == op::avgpool;

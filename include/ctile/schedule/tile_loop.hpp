@@ -16,6 +16,10 @@
 #include "ctile/schedule/env.hpp"
 #include "ctile/schedule/tile_geometry.hpp"
 
+/// Forces inlining of the loop nest's helpers, so that a layer's constant shape and plan reach
+/// every computation in them.
+#define CTILE_INLINE __attribute__((always_inline))
+
 namespace ctile::schedule {
 
 /// Where a layer's operands are in L2 for one run of the loop nest: the whole layer, or the
@@ -45,12 +49,12 @@ struct l2_operands {
 template <hal::dma_engine E, int Ring = 2>
 class dma_slot {
  public:
-  void start(E& e, hal::dma_dir d, const dma_piece& p, void* l1, void* l2) {
+  [[gnu::always_inline]] void start(E& e, hal::dma_dir d, const dma_piece& p, void* l1, void* l2) {
     if (issued_ - done_ == Ring) e.wait(h_[done_++ % Ring]);
     start_piece(e, d, p, l1, l2, h_[issued_++ % Ring]);
   }
   /// Waits for every command started since the last wait (a no-op when there is none).
-  void wait(E& e) {
+  [[gnu::always_inline]] void wait(E& e) {
     while (done_ < issued_) e.wait(h_[done_++ % Ring]);
     issued_ = done_ = 0;
   }
@@ -61,18 +65,39 @@ class dma_slot {
   int done_ = 0;
 };
 
+/// Starts one transfer: directly when it is one command (most are), split otherwise.
+template <hal::dma_engine E, int Ring>
+[[gnu::always_inline]] inline void issue_transfer(E& e, dma_slot<E, Ring>& slot, hal::dma_dir d,
+                                                  const dma_transfer& t, std::uint8_t* a,
+                                                  std::uint8_t* b) {
+  const std::uint64_t bytes = t.bytes();
+  if (bytes <= E::limits.max_command_bytes && bytes <= E::limits.length_field_max) {
+    if (t.is_contiguous()) {
+      slot.start(e, d, dma_piece{0, 0, static_cast<std::uint32_t>(bytes), 0, 0}, a, b);
+      return;
+    }
+    if (E::limits.has_2d && t.line_bytes <= E::limits.max_line_bytes &&
+        t.l2_stride <= E::limits.max_stride) {
+      slot.start(e, d,
+                 dma_piece{0, 0, static_cast<std::uint32_t>(bytes), t.line_bytes, t.l2_stride}, a,
+                 b);
+      return;
+    }
+  }
+  for_each_piece(t, E::limits, [&](const dma_piece& p) { slot.start(e, d, p, a, b); });
+}
+
 /// Copies a box of `rows` x `cols` pixels of `chunk` bytes between a packed L1 buffer and L2,
 /// where pixels are `pixel_stride` and rows `row_stride` bytes apart: as one contiguous
 /// transfer, one 2-D transfer, or one 2-D transfer per row, whichever the strides allow; each
 /// split to the DMA's limits.
 template <hal::dma_engine E, int Ring>
-void copy_box(E& e, dma_slot<E, Ring>& slot, hal::dma_dir d, std::uint8_t* l1,
-              const std::uint8_t* l2, int rows, int cols, int chunk, int pixel_stride,
-              int row_stride) {
+[[gnu::always_inline]] inline void copy_box(E& e, dma_slot<E, Ring>& slot, hal::dma_dir d,
+                                            std::uint8_t* l1, const std::uint8_t* l2, int rows,
+                                            int cols, int chunk, int pixel_stride, int row_stride) {
   auto* l2m = const_cast<std::uint8_t*>(l2);  // read-only when d is l2_to_l1
-  auto issue = [&](const dma_transfer& t, std::uint8_t* a, std::uint8_t* b) {
-    for_each_piece(t, E::limits, [&](const dma_piece& p) { slot.start(e, d, p, a, b); });
-  };
+  const auto issue = [&](const dma_transfer& t, std::uint8_t* a, std::uint8_t* b)
+                         CTILE_INLINE { issue_transfer(e, slot, d, t, a, b); };
   const auto u = [](int v) { return static_cast<std::uint32_t>(v); };
   if (chunk == pixel_stride) {
     if (cols * pixel_stride == row_stride || rows == 1) {
@@ -113,8 +138,9 @@ constexpr kl_offsets kl_layout(const layer& l, int tc) {
 /// `l1` is the layer's L1 arena (the plan's offsets are relative to it); `q` the layer's exact
 /// requantization.
 template <class Env>
-void run_tiles(Env& env, const layer& L, const layer_plan& P, const kernels::requant_plan& q,
-               const l2_operands& v, std::uint8_t* l1) {
+[[gnu::always_inline]] inline void run_tiles(Env& env, const layer& L, const layer_plan& P,
+                                             const kernels::requant_plan& q, const l2_operands& v,
+                                             std::uint8_t* l1) {
   using E = typename Env::dma_type;
   using hal::dma_dir;
   E& dma = env.dma;
@@ -134,10 +160,19 @@ void run_tiles(Env& env, const layer& L, const layer_plan& P, const kernels::req
   struct coord {
     int ic, iy, ix;
   };
-  const auto at = [&](int t) { return coord{ic0 + t / (ny * nx), iy0 + (t / nx) % ny, t % nx}; };
+  // The tile after `c` in loop order (columns fastest, then rows, then channel tiles).
+  const auto after = [&](coord c) CTILE_INLINE {
+    if (++c.ix == nx) {
+      c.ix = 0;
+      if (++c.iy == iy1) c.iy = iy0, ++c.ic;
+    }
+    return c;
+  };
   // What a tile's input buffer holds: the same for every channel tile of a conv or linear
   // layer (the whole input depth is read), per channel tile otherwise.
-  const auto x_key = [&](coord c) { return ((channelwise ? c.ic : 0) * ny + c.iy) * nx + c.ix; };
+  const auto x_key = [&](coord c) CTILE_INLINE {
+    return ((channelwise ? c.ic : 0) * ny + c.iy) * nx + c.ix;
+  };
 
   dma_slot<E> xs[2], x2s[2], ys[2];
   dma_slot<E, 4> ws[2];
@@ -148,8 +183,7 @@ void run_tiles(Env& env, const layer& L, const layer_plan& P, const kernels::req
   const bool w_dual = P.l1.w[0] != P.l1.w[1];
   const bool y_dual = P.l1.y[0] != P.l1.y[1];
 
-  const auto load_x = [&](coord c, int b) {
-    const tile_region r = tile_of(L, tile, c.iy, c.ix, c.ic);
+  const auto load_x = [&](coord c, const tile_region& r, int b) CTILE_INLINE {
     x_key_in[b] = x_key(c);
     const int pixel = L.in.c;
     const int row = L.in.w * pixel;
@@ -174,7 +208,7 @@ void run_tiles(Env& env, const layer& L, const layer_plan& P, const kernels::req
       copy_box(dma, x2s[b], dma_dir::l2_to_l1, l1 + P.l1.x2[b], v.x2 + origin2, r.y.in_size,
                r.x.in_size, r.cin_size, pixel, row);
   };
-  const auto load_w = [&](int ic, int b) {
+  const auto load_w = [&](int ic, int b) CTILE_INLINE {
     w_key_in[b] = ic;
     if (!L.has_weights()) return;
     const int c0 = ic * P.tile_c;
@@ -182,7 +216,7 @@ void run_tiles(Env& env, const layer& L, const layer_plan& P, const kernels::req
     const int rel = c0 - v.w_c0;
     copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b],
              v.w + static_cast<std::ptrdiff_t>(rel) * wpc, 1, 1, cn * wpc, cn * wpc, cn * wpc);
-    const auto params = [&](int off, const std::uint8_t* src) {
+    const auto params = [&](int off, const std::uint8_t* src) CTILE_INLINE {
       if (off >= 0)
         copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.kl[b] + off, src + 4 * rel, 1, 1, 4 * cn,
                  4 * cn, 4 * cn);
@@ -193,16 +227,17 @@ void run_tiles(Env& env, const layer& L, const layer_plan& P, const kernels::req
   };
 
   if (total <= 0) return;
-  load_x(at(0), 0);
-  load_w(at(0).ic, 0);
+  coord c{ic0, iy0, 0};
+  tile_region r = tile_of(L, tile, c.iy, c.ix, c.ic);
+  load_x(c, r, 0);
+  load_w(c.ic, 0);
   for (int t = 0; t < total; ++t) {
-    const coord c = at(t);
     // This tile's input and weights: prefetched into a buffer, or loaded now.
     if (x_key_in[xb] != x_key(c)) {
       if (x_dual && x_key_in[1 - xb] == x_key(c)) {
         xb = 1 - xb;
       } else {
-        load_x(c, xb);
+        load_x(c, r, xb);
       }
     }
     if (w_key_in[wb] != c.ic) {
@@ -216,15 +251,16 @@ void run_tiles(Env& env, const layer& L, const layer_plan& P, const kernels::req
     x2s[xb].wait(dma);
     ws[wb].wait(dma);
     // Prefetch the next tile's input and weights into the other buffers.
+    const coord n = after(c);
+    tile_region rn{};
     if (t + 1 < total) {
-      const coord n = at(t + 1);
-      if (x_dual && x_key(n) != x_key(c)) load_x(n, 1 - xb);
+      rn = tile_of(L, tile, n.iy, n.ix, n.ic);
+      if (x_dual && x_key(n) != x_key(c)) load_x(n, rn, 1 - xb);
       if (w_dual && n.ic != c.ic) load_w(n.ic, 1 - wb);
     }
     // The output buffer is free once its previous transfer to L2 is done.
     ys[yb].wait(dma);
 
-    const tile_region r = tile_of(L, tile, c.iy, c.ix, c.ic);
     kernels::tile_args a;
     a.in = l1 + P.l1.x[xb];
     a.in2 = L.kind == op::add ? l1 + P.l1.x2[xb] : nullptr;
@@ -239,7 +275,7 @@ void run_tiles(Env& env, const layer& L, const layer_plan& P, const kernels::req
     a.pad_t = pad.t, a.pad_b = pad.b, a.pad_l = pad.l, a.pad_r = pad.r;
     if (L.has_weights()) {
       a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[wb]);
-      const auto param = [&](int off) {
+      const auto param = [&](int off) CTILE_INLINE {
         return off >= 0 ? reinterpret_cast<const std::int32_t*>(l1 + P.l1.kl[wb] + off) : nullptr;
       };
       a.bias = param(klo.bias);
@@ -274,9 +310,20 @@ void run_tiles(Env& env, const layer& L, const layer_plan& P, const kernels::req
     copy_box(dma, ys[yb], dma_dir::l1_to_l2, l1 + P.l1.y[yb], v.y + dst, r.y.out_size, r.x.out_size,
              r.c_size * ebytes, pixel, L.out.w * pixel);
     if (y_dual) yb = 1 - yb;
+    c = n;
+    r = rn;
   }
   ys[0].wait(dma);
   ys[1].wait(dma);
+}
+
+/// The loop nest of a layer and plan known at compile time: the same code as run_tiles (always
+/// inlined), instantiated here so that the layer's shape and plan fold into its loop bounds,
+/// border sizes and buffer offsets.
+template <layer L, layer_plan P, class Env>
+void run_tiles_static(Env& env, const kernels::requant_plan& q, const l2_operands& v,
+                      std::uint8_t* l1) {
+  run_tiles(env, L, P, q, v, l1);
 }
 
 }  // namespace ctile::schedule
