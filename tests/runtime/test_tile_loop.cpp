@@ -69,13 +69,13 @@ outcome run_tiled(const layer& l, const layer_plan& p, const layer_data& d,
   auto* prm = reinterpret_cast<std::int32_t*>(w + ((d.w.size() + 3) & ~std::size_t{3}));
   for (std::size_t i = 0; i < in_bytes; ++i) in[i] = static_cast<std::uint8_t>(x[i]);
   for (std::size_t i = 0; i < x2.size(); ++i) in2[i] = static_cast<std::uint8_t>(x2[i]);
-  std::memcpy(w, d.w.data(), d.w.size());
+  std::copy(d.w.begin(), d.w.end(), w);
   std::int32_t* bias = prm;
   std::int32_t* kappa = bias + d.bias.size();
   std::int32_t* lambda = kappa + d.kappa.size();
-  std::memcpy(bias, d.bias.data(), 4 * d.bias.size());
-  std::memcpy(kappa, d.kappa.data(), 4 * d.kappa.size());
-  std::memcpy(lambda, d.lambda.data(), 4 * d.lambda.size());
+  std::copy(d.bias.begin(), d.bias.end(), bias);
+  std::copy(d.kappa.begin(), d.kappa.end(), kappa);
+  std::copy(d.lambda.begin(), d.lambda.end(), lambda);
 
   hal::host_dma dma(mem);
   hal::host_cluster cluster(cores);
