@@ -36,8 +36,8 @@ inline constexpr int matmul_block_setup = 23;  ///< [loop] accumulators, pointer
 inline constexpr int matmul_small_setup = 12;  ///< [estimate] same for a leftover block
 /// [fit:cycles_pointwise] batch-norm (kappa * acc + lambda), requantization, clip, store of
 /// one conv output; 8 per 4x2 block.
-inline constexpr int requant_per_output = 30;
-inline constexpr int im2col_per_row = 9;  ///< [fit:cycles_conv3x3] per kernel row: bounds, pointers
+inline constexpr int requant_per_output = 22;
+inline constexpr int im2col_per_row = 4;  ///< [fit:cycles_conv3x3] per kernel row: bounds, pointers
 /// [loop] lw + sw (2 words in 4 instructions) + load-use
 inline constexpr int im2col_per_word = 3;
 /// [estimate] depthwise per input byte of a core's block: per-channel filter set-up and
