@@ -119,31 +119,39 @@ void print_table(const layer_check* checks) {
       E::required_l1_bytes, E::required_l2_bytes, static_cast<long long>(E::required_l3_bytes));
 }
 
-/// Runs network `Net` planned for `Plat` and checks it; returns 0 when every layer is
-/// bit-exact (the process exit code).
-template <network_type Net, platform Plat>
-int run_example(const char* title) {
+/// Does nothing with a layer's output (the default extra check of run_network).
+struct no_extra_check {
+  void operator()(std::size_t, const std::uint8_t*) const {}
+};
+
+/// Runs network `Net` planned for `Plat` on the given constant data and input and checks every
+/// layer against the reference; `extra(i, bytes)` also sees each layer's output as the
+/// executor wrote it (int32 outputs little-endian). Returns 0 when every layer is bit-exact.
+template <network_type Net, platform Plat, class Extra = no_extra_check>
+int run_network(const char* title, const typename Net::params& params,
+                std::span<const std::uint8_t> input, Extra extra = {}) {
   using E = executor<Net, Plat>;
-  static synthetic<Net> data{1};
   static reference_outputs<Net> expected;
   static layer_check checks[Net::size];
-  expected.compute(data.params, data.input);
+  for (auto& c : checks) c = layer_check{};
+  expected.compute(params, input);
   std::printf("%s: %zu layers, planned for %s\n", title, Net::size, Plat.name.c_str());
 
-  const auto quant = E::prepare(data.params);
+  const auto quant = E::prepare(params);
   const auto hook = [&](const schedule::layer_output& o, const std::uint8_t* l3) {
     const auto i = static_cast<std::size_t>(o.index);
     const std::uint8_t* got = o.l2 != nullptr ? o.l2 : l3 + o.l3_offset;
     compare<Net>(expected.of(i), got, i, checks[i]);
+    extra(i, got);
   };
 
 #if defined(__riscv)
   alignas(8) static std::uint8_t l1[E::required_l1_bytes];
   alignas(8) static std::uint8_t l2[E::required_l2_bytes];
   alignas(8) static std::uint8_t l3[E::required_l3_bytes > 0 ? E::required_l3_bytes : 4];
-  E::stage(data.params, l2, l3);
+  E::stage(params, l2, l3);
   std::uint8_t* in = E::input_l2_offset >= 0 ? l2 + E::input_l2_offset : l3 + E::input_l3_offset;
-  for (std::size_t k = 0; k < data.input.size(); ++k) in[k] = data.input[k];
+  for (std::size_t k = 0; k < input.size(); ++k) in[k] = input[k];
   hal::baremetal_dma dma;
   hal::baremetal_cluster cluster;
   hal::baremetal_l3 l3mem(l3, sizeof l3);
@@ -157,9 +165,9 @@ int run_example(const char* title) {
                   static_cast<std::size_t>(E::required_l3_bytes > 0 ? E::required_l3_bytes : 4));
   auto* l2p = reinterpret_cast<std::uint8_t*>(l2.data());
   auto* l3p = reinterpret_cast<std::uint8_t*>(l3.data().data());
-  E::stage(data.params, l2p, l3p);
+  E::stage(params, l2p, l3p);
   std::uint8_t* in = E::input_l2_offset >= 0 ? l2p + E::input_l2_offset : l3p + E::input_l3_offset;
-  for (std::size_t k = 0; k < data.input.size(); ++k) in[k] = data.input[k];
+  for (std::size_t k = 0; k < input.size(); ++k) in[k] = input[k];
   hal::host_dma dma(mem);
   hal::host_cluster cluster(Plat.cores);
   std::vector<std::string> problems;
@@ -186,6 +194,13 @@ int run_example(const char* title) {
   const bool ok = exact == Net::size;
   std::printf("%s\n", ok ? "bit-exact" : "MISMATCH");
   return ok ? 0 : 1;
+}
+
+/// Runs network `Net` planned for `Plat` on deterministic synthetic data and checks it.
+template <network_type Net, platform Plat>
+int run_example(const char* title) {
+  static synthetic<Net> data{1};
+  return run_network<Net, Plat>(title, data.params, data.input);
 }
 
 }  // namespace ctile::examples

@@ -29,7 +29,7 @@ struct xorshift32 {
 /// per output (Kh * Kw * Cin) onto roughly 0..255, so activations neither vanish nor saturate.
 /// With weights in [-31, 31], activations ~0..255 and kappa ~2, t has a spread of roughly
 /// 3600 * sqrt(fan_in); dividing by a 1/40 of that keeps most outputs inside the u8 range.
-consteval std::int64_t divisor_for(int fan_in) {
+constexpr std::int64_t divisor_for(int fan_in) {
   std::int64_t spread = 90;
   std::int64_t r = 1;
   while (r * r < fan_in) ++r;  // ceil(sqrt(fan_in))
@@ -38,6 +38,10 @@ consteval std::int64_t divisor_for(int fan_in) {
   while (d * 2 <= spread) d *= 2;
   return d;
 }
+
+/// A residual input halved before the sum (mul 1, add 0, shift 1), so that the sum of two
+/// activations stays in range.
+inline constexpr rescale half{1, 0, 1, false};
 
 template <network_type Net>
 struct sizes {

@@ -2,10 +2,13 @@
 // the input resolution: conv 3x3/2, 17 inverted-residual blocks (expand 1x1, depthwise 3x3,
 // project 1x1, residual add when the shape is kept), conv 1x1 to 1280, global average pool,
 // FC 1000 (int32 logits). Channels are rounded to multiples of 8 as the reference does.
+// Convs requantize with divisor_for(fan-in) and residual adds halve both inputs, so the
+// synthetic activations spread over 0..255.
 #pragma once
 
 #include <array>
 
+#include "common/synthetic.hpp"
 #include "network_from.hpp"
 
 namespace ctile::examples {
@@ -28,7 +31,8 @@ constexpr auto mobilenet_v2_layers() {
                              {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
   layer_list<80> l;
   int ch = mnv2_channels(32, WidthPercent);
-  l << input(Resolution, Resolution, 3) << conv2d(ch, 3).strides(2).padded(1).bn().named("conv1");
+  l << input(Resolution, Resolution, 3)
+    << conv2d(ch, 3).strides(2).padded(1).bn().requantized(1, divisor_for(27)).named("conv1");
   name_t prev = name_t("conv1");
   int block = 0;
   for (const auto& g : cfg) {
@@ -36,11 +40,23 @@ constexpr auto mobilenet_v2_layers() {
     for (int i = 0; i < g[2]; ++i) {
       ++block;
       const int stride = i == 0 ? g[3] : 1;
-      if (g[0] != 1) l << pointwise(ch * g[0]).bn().named(numbered("expand", block));
-      l << depthwise(3).strides(stride).padded(1).bn().named(numbered("dw", block));
-      l << pointwise(out).bn().named(numbered("project", block));
+      if (g[0] != 1)
+        l << pointwise(ch * g[0])
+                 .bn()
+                 .requantized(1, divisor_for(ch))
+                 .named(numbered("expand", block));
+      l << depthwise(3)
+               .strides(stride)
+               .padded(1)
+               .bn()
+               .requantized(1, divisor_for(9))
+               .named(numbered("dw", block));
+      l << pointwise(out)
+               .bn()
+               .requantized(1, divisor_for(ch * g[0]))
+               .named(numbered("project", block));
       if (stride == 1 && ch == out) {
-        layer a = add(0, 0).named(numbered("add", block));
+        layer a = add(0, 0).scaled(0, half).scaled(1, half).named(numbered("add", block));
         a.sources[0] = source{-1, numbered("project", block)};
         a.sources[1] = source{-1, prev};
         l << a;
@@ -52,8 +68,8 @@ constexpr auto mobilenet_v2_layers() {
     }
   }
   const int last = WidthPercent > 100 ? mnv2_channels(1280, WidthPercent) : 1280;
-  l << pointwise(last).bn().named("conv_last") << global_avgpool().named("pool")
-    << linear(1000).with_bias().raw().named("fc");
+  l << pointwise(last).bn().requantized(1, divisor_for(ch)).named("conv_last")
+    << global_avgpool().named("pool") << linear(1000).with_bias().raw().named("fc");
   return l;
 }
 

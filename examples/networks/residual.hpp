@@ -9,9 +9,6 @@
 
 namespace ctile::examples {
 
-/// Residual inputs are halved before the sum, so the sum stays in range.
-inline constexpr rescale half{1, 0, 1, false};
-
 using resnet_small = network<
     input(32, 32, 3),                                                                            //
     conv2d(16, 3).same().bn().requantized(1, divisor_for(27)).named("stem"),                     //

@@ -22,4 +22,4 @@ CTILE_BUILD_PACKAGES=(cmake ninja-build g++ make pkg-config libboost-dev libgtes
 CTILE_TOOL_PACKAGES=(libz3-dev libonnx-dev libprotobuf-dev protobuf-compiler)
 CTILE_CROSS_PACKAGES=(clang-19 lld-19 llvm-19 gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
   qemu-system-misc libstdc++-arm-none-eabi-dev libclang-rt-19-dev)
-CTILE_TEST_PACKAGES=(libbenchmark-dev python3-onnx python3-numpy)
+CTILE_TEST_PACKAGES=(libbenchmark-dev python3-onnx python3-numpy gnuplot-nox)

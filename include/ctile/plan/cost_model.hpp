@@ -1,17 +1,23 @@
 // A cycle model of a PULP-NN-style kernel plus cluster DMA on GAP-8, per L1 tile and per
-// layer. Shared by the planner (its default objective) and the benchmarks.
+// layer. Shared by the planner (its default objective) and the benchmarks (bench/network).
 //
-// Sources of the constants (DESIGN.md sections 1 and 4 unless said otherwise):
-// - The 4x2 matmul inner loop of PULP-NN: 6 loads + 8 `sdotp` (4 x 8-bit MACs each) per 4
-//   bytes of the reduction, 32 MACs in 14 instructions on a single-issue core: 14 cycles,
-//   i.e. the 2.29 MAC/cycle/core bound (2.25 measured on a CV32E40P model).
-// - Leftover loops (Cout mod 4, odd widths) use the same instruction mix with fewer
-//   accumulators: 1 channel x 2 pixels = 2 act loads + 1 weight load + 2 sdotp = 5 cycles
-//   per 4 bytes; 4 channels x 1 pixel = 1 + 4 loads + 4 sdotp = 9; 1 x 1 = 3.
-// - Everything marked "estimate" is an instruction count of the loop as PULP-NN writes it
-//   (one cycle per instruction, no stalls), not a measurement; adjust here, in one place.
-// - Cluster DMA: ~2 GB/s and ~80 ns per command at a 100 MHz cluster (platform values);
-//   L3 HyperRAM ~200 MB/s (platform value).
+// Where the kernel constants come from. Each one is marked with its source:
+// - [loop]: the instruction count of a loop in the CORE-V build of the kernels (clang-19,
+//   `bench/kernels/cycles/instruction_mix.py`), one cycle per instruction plus the stalls the
+//   simulator charges (below). E.g. the 4x2 matmul hardware loop: 6 `cv.lw` + 8
+//   `cv.sdotusp.b` = 14 cycles per 4 bytes of the reduction for 32 MACs.
+// - [fit:PROGRAM]: fitted so that the model reproduces the cycles of the freestanding cycle
+//   program PROGRAM (bench/kernels/cycles, one core, one tile) once the [loop] terms are
+//   subtracted. The programs' cycles come from the instruction-set simulator
+//   tests/cross/corev_iss.py (exact instruction counts; +1 cycle on load-use, +2 on taken
+//   branches, 5-cycle mulh*, +1 on misaligned accesses, zero-overhead hardware loops) since no
+//   cycle-accurate CV32E40P/RI5CY model is available here: these are *simulated* figures, not
+//   silicon measurements. bench/README.md ("Calibration of the cost model") lists the
+//   program, its simulated cycles and the model's figure for the same tile;
+//   tests/bench checks that they agree within 10%.
+// - [estimate]: not measured; an instruction count of code as PULP-NN writes it.
+// - Cluster DMA: ~2 GB/s and ~80 ns per command at a 100 MHz cluster; L3 HyperRAM ~200 MB/s
+//   (platform values, ctile/platform/platform.hpp, DESIGN.md section 1).
 #pragma once
 
 #include <cstdint>
@@ -21,31 +27,37 @@
 
 namespace ctile::cost {
 
-// ---- Kernel constants (cycles).
-inline constexpr int matmul_4x2_per_k4 = 14;   ///< 4 ch x 2 px block, per 4 bytes of K
-inline constexpr int matmul_1x2_per_k4 = 5;    ///< leftover channel, 2 pixels
-inline constexpr int matmul_4x1_per_k4 = 9;    ///< 4 channels, leftover pixel
-inline constexpr int matmul_1x1_per_k4 = 3;    ///< leftover channel and pixel
-inline constexpr int matmul_block_setup = 12;  ///< estimate: pointers, hw loop, 8 acc inits
-inline constexpr int matmul_small_setup = 6;   ///< estimate: same for a leftover block
-inline constexpr int requant_per_output =
-    8;                                     ///< estimate: kappa*acc+lambda, *m, shift, clip, store
-inline constexpr int im2col_per_row = 4;   ///< estimate: per kernel row: bounds, pointers
-inline constexpr int im2col_per_word = 2;  ///< lw + sw per 4 bytes copied
-inline constexpr int dw_transpose_per_byte = 2;  ///< lbu + sb (HWC -> per-channel stripe)
-inline constexpr int dw_per_k4 = 3;              ///< 2 loads + sdotp per 4 taps of a kernel row
-inline constexpr int dw_per_output = 4;          ///< estimate: loop and pointer updates
-inline constexpr int linear_per_k4 = 3;          ///< 2 loads + sdotp per 4 inputs
-inline constexpr int linear_per_output = 8;      ///< estimate: loop, store
-inline constexpr int maxpool_per_tap4 = 2;       ///< load + SIMD max, 4 channels at a time
-inline constexpr int maxpool_per_output4 = 2;    ///< store of 4 channels, loop
-inline constexpr int avgpool_per_tap = 1;        ///< load + add (unrolled)
-inline constexpr int add_per_element = 6;  ///< 2 loads, 2 rescales (mul-add-shift), clip, store
-inline constexpr int kernel_call = 30;     ///< estimate: per core: call, core id, bounds
+// ---- Kernel constants (cycles of one core).
+inline constexpr int matmul_4x2_per_k4 = 14;   ///< [loop] 4 ch x 2 px block, per 4 bytes of K
+inline constexpr int matmul_1x2_per_k4 = 5;    ///< [estimate] leftover channel, 2 pixels
+inline constexpr int matmul_4x1_per_k4 = 9;    ///< [loop] 4 channels x 1 pixel: 5 lw + 4 sdotp
+inline constexpr int matmul_1x1_per_k4 = 3;    ///< [loop] one dot: 2 lw + 1 sdotp
+inline constexpr int matmul_block_setup = 23;  ///< [loop] accumulators, pointers, loop set-up
+inline constexpr int matmul_small_setup = 12;  ///< [estimate] same for a leftover block
+/// [fit:cycles_pointwise] batch-norm (kappa * acc + lambda), requantization, clip, store of
+/// one conv output; 8 per 4x2 block.
+inline constexpr int requant_per_output = 22;
+inline constexpr int im2col_per_row = 4;  ///< [fit:cycles_conv3x3] per kernel row: bounds, pointers
+/// [loop] lw + sw (2 words in 4 instructions) + load-use
+inline constexpr int im2col_per_word = 3;
+/// [estimate] depthwise per input byte of a core's block: per-channel filter set-up and
+/// per-column pointers on the direct path, the stripe copy on padded border columns.
+inline constexpr int dw_transpose_per_byte = 1;
+inline constexpr int dw_per_k4 = 3;  ///< [loop] misaligned lw (2) + sdotp per filter row
+/// [fit:cycles_depthwise3x3] per output: bias, requantization (mulhu), store, loop control.
+inline constexpr int dw_per_output = 26;
+/// [fit:cycles_linear] per output: bias, requantization, store (outputs in 4x1 blocks).
+inline constexpr int linear_per_output = 44;
+inline constexpr int maxpool_per_tap4 = 16;    ///< [fit:cycles_maxpool] per window tap, 4 channels
+inline constexpr int maxpool_per_output4 = 6;  ///< [estimate] store of 4 channels, loop
+inline constexpr int avgpool_per_tap = 6;      ///< [loop] lbu + add + pointer + load-use
+inline constexpr int avgpool_per_output = 48;  ///< [fit:cycles_avgpool] floor(sum * m / d), store
+inline constexpr int add_per_element = 44;  ///< [fit:cycles_add] 2 loads, 2 rescales, clip, store
+inline constexpr int kernel_call = 30;      ///< [estimate] per core: call, core id, bounds
 
 // ---- Per-tile fixed costs (cycles).
-inline constexpr int fork_barrier = 150;      ///< estimate: pi_cl_team_fork + barrier per tile
-inline constexpr int tile_bookkeeping = 200;  ///< estimate: DMA programming, waits, swaps
+inline constexpr int fork_barrier = 150;      ///< [estimate] pi_cl_team_fork + barrier per tile
+inline constexpr int tile_bookkeeping = 200;  ///< [estimate] DMA programming, waits, swaps
 inline constexpr int per_tile = fork_barrier + tile_bookkeeping;
 
 /// A core's cycles on an r x w x c block, as coefficients of the block's extents:
@@ -82,19 +94,21 @@ constexpr kernel_terms terms_for(const tiling_problem& P) {
       break;
     }
     case op::depthwise:
-      k.q = std::int64_t{P.kernel.h} * ceil_div(P.kernel.w, 4) * dw_per_k4 + requant_per_output +
-            dw_per_output;
+      k.q = std::int64_t{P.kernel.h} * ceil_div(P.kernel.w, 4) * dw_per_k4 + dw_per_output;
       k.t = dw_transpose_per_byte;
       break;
     case op::linear:
-      k.q = ceil_div(P.Hin * P.Win * P.Cin, 4) * std::int64_t{linear_per_k4} + requant_per_output +
-            linear_per_output;
+      // Outputs in blocks of 4 (the 4x1 loop over the whole input), a leftover block counted
+      // as a full one.
+      k.q4 =
+          ceil_div(P.Hin * P.Win * P.Cin, 4) * std::int64_t{matmul_4x1_per_k4} + matmul_block_setup;
+      k.q = linear_per_output;
       break;
     case op::maxpool:
       k.q4 = std::int64_t{P.kernel.h} * P.kernel.w * maxpool_per_tap4 + maxpool_per_output4;
       break;
     case op::avgpool:
-      k.q = std::int64_t{P.kernel.h} * P.kernel.w * avgpool_per_tap + requant_per_output;
+      k.q = std::int64_t{P.kernel.h} * P.kernel.w * avgpool_per_tap + avgpool_per_output;
       break;
     case op::add:
       k.q = add_per_element;
@@ -153,19 +167,21 @@ constexpr std::int64_t compute_lower_bound(const tiling_problem& P) {
     }
     case op::depthwise:
       // A core's input stripe has at least as many bytes as its outputs.
-      t = outs * (std::int64_t{P.kernel.h} * ceil_div(P.kernel.w, 4) * dw_per_k4 +
-                  requant_per_output + dw_per_output + dw_transpose_per_byte);
+      t = outs * (std::int64_t{P.kernel.h} * ceil_div(P.kernel.w, 4) * dw_per_k4 + dw_per_output +
+                  dw_transpose_per_byte);
       break;
     case op::linear:
-      t = outs * (ceil_div(P.Hin * P.Win * P.Cin, 4) * std::int64_t{linear_per_k4} +
-                  requant_per_output + linear_per_output);
+      t = outs * linear_per_output +
+          outs / 4 *
+              (ceil_div(P.Hin * P.Win * P.Cin, 4) * std::int64_t{matmul_4x1_per_k4} +
+               matmul_block_setup);
       break;
     case op::maxpool:
       t = outs / 4 *
           (std::int64_t{P.kernel.h} * P.kernel.w * maxpool_per_tap4 + maxpool_per_output4);
       break;
     case op::avgpool:
-      t = outs * (std::int64_t{P.kernel.h} * P.kernel.w * avgpool_per_tap + requant_per_output);
+      t = outs * (std::int64_t{P.kernel.h} * P.kernel.w * avgpool_per_tap + avgpool_per_output);
       break;
     case op::add:
       t = outs * add_per_element;
