@@ -9,7 +9,7 @@
 #include <ctile/platform/gap8.hpp>
 #include <ctile/reference/reference.hpp>
 #include <ctile/schedule/executor.hpp>
-#include <ctile/schedule/sim_checks.hpp>
+#include <ctile/schedule/host_run.hpp>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,57 +28,18 @@ const examples::synthetic<Net>& data() {
   return *d;
 }
 
-struct run_result {
-  std::vector<reference::values> outputs;
-  std::vector<std::string> problems;
-  hal::traffic traffic{};
-};
-
 template <class Net, platform Plat>
-run_result run_on_host(hal::completion mode, std::uint64_t seed, std::uint8_t canary = 0,
-                       std::vector<std::uint8_t>* l2_after = nullptr) {
-  using E = executor<Net, Plat>;
+schedule::host_run_result run_on_host(hal::completion mode, std::uint64_t seed,
+                                      std::uint8_t canary = 0,
+                                      std::vector<std::uint8_t>* l2_after = nullptr) {
   const auto& d = data<Net>();
-  hal::sim_memory mem({mode, seed, 0.5, false});
-  auto l1 = mem.arena(hal::mem_level::l1, static_cast<std::size_t>(E::required_l1_bytes), "L1");
-  auto l2 = mem.arena(hal::mem_level::l2, static_cast<std::size_t>(E::required_l2_bytes), "L2");
-  hal::host_l3 l3(mem,
-                  static_cast<std::size_t>(E::required_l3_bytes > 0 ? E::required_l3_bytes : 4));
-  auto* l2p = reinterpret_cast<std::uint8_t*>(l2.data());
-  auto* l3p = reinterpret_cast<std::uint8_t*>(l3.data().data());
-  std::memset(l2p, canary, l2.size());
-  E::stage(d.params, l2p, l3p);
-  std::uint8_t* in = E::input_l2_offset >= 0 ? l2p + E::input_l2_offset : l3p + E::input_l3_offset;
-  std::memcpy(in, d.input.data(), d.input.size());
-
-  run_result r;
-  r.outputs.resize(Net::size);
-  hal::host_dma dma(mem);
-  hal::host_cluster cluster(Plat.cores);
-  schedule::exec_env<hal::host_dma, hal::host_cluster, schedule::sim_checks> env{
-      dma, cluster, {&mem, &r.problems}, Plat.cores};
-  const auto q = E::prepare(d.params);
-  E::run(env, l3, q, reinterpret_cast<std::uint8_t*>(l1.data()), l2p,
-         [&](const schedule::layer_output& o) {
-           const layer& l = Net::layers[static_cast<std::size_t>(o.index)];
-           const std::uint8_t* p = o.l2 != nullptr ? o.l2 : l3p + o.l3_offset;
-           auto& v = r.outputs[static_cast<std::size_t>(o.index)];
-           v.resize(static_cast<std::size_t>(l.out.elements()));
-           for (std::size_t k = 0; k < v.size(); ++k) {
-             if (l.output() == output_kind::i32) {
-               std::int32_t x;
-               std::memcpy(&x, p + 4 * k, 4);
-               v[k] = x;
-             } else {
-               v[k] = p[k];
-             }
-           }
-         });
-  mem.finish();
-  for (const auto& viol : mem.violations()) r.problems.push_back(viol.text);
-  r.traffic = mem.counters();
-  if (l2_after != nullptr) l2_after->assign(l2p, l2p + l2.size());
-  return r;
+  schedule::host_run_options o;
+  o.mode = mode;
+  o.seed = seed;
+  o.l2_fill = canary;
+  o.l2_after = l2_after;
+  return ctile::run_on_host<Net, Plat>(
+      d.params, std::span<const std::uint8_t>(d.input.data(), d.input.size()), o);
 }
 
 // The L2 the run really uses: bytes that differ from the fill in either of two runs with
@@ -101,7 +62,7 @@ void check_network(const char* what) {
   const auto expected = reference::run(
       Net::layers, d.params, std::span<const std::uint8_t>(d.input.data(), d.input.size()));
   for (auto mode : {hal::completion::at_wait, hal::completion::random}) {
-    const run_result r = run_on_host<Net, Plat>(mode, 11);
+    const auto r = run_on_host<Net, Plat>(mode, 11);
     SCOPED_TRACE(testing::Message()
                  << what << (mode == hal::completion::random ? " (random DMA)" : ""));
     for (const auto& p : r.problems) ADD_FAILURE() << p;

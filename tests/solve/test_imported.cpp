@@ -10,6 +10,7 @@
 #include <ctile/plan/plan.hpp>
 #include <ctile/reference/reference.hpp>
 #include <ctile/schedule/executor.hpp>
+#include <ctile/schedule/host_run.hpp>
 #include <ctile/schedule/sim_checks.hpp>
 #include <memory>
 #include <string>
@@ -65,43 +66,14 @@ const examples::synthetic<Net>& data() {
 
 template <class Net, platform Plat>
 void check_bit_exact(hal::completion mode) {
-  using E = executor<Net, Plat>;
   const auto& d = data<Net>();
-  hal::sim_memory mem({mode, 11, 0.5, false});
-  auto l1 = mem.arena(hal::mem_level::l1, static_cast<std::size_t>(E::required_l1_bytes), "L1");
-  auto l2 = mem.arena(hal::mem_level::l2, static_cast<std::size_t>(E::required_l2_bytes), "L2");
-  hal::host_l3 l3(mem,
-                  static_cast<std::size_t>(E::required_l3_bytes > 0 ? E::required_l3_bytes : 4));
-  auto* l2p = reinterpret_cast<std::uint8_t*>(l2.data());
-  auto* l3p = reinterpret_cast<std::uint8_t*>(l3.data().data());
-  E::stage(d.params, l2p, l3p);
-  std::uint8_t* in = E::input_l2_offset >= 0 ? l2p + E::input_l2_offset : l3p + E::input_l3_offset;
-  std::memcpy(in, d.input.data(), d.input.size());
-  std::vector<reference::values> outs(Net::size);
-  std::vector<std::string> problems;
-  hal::host_dma dma(mem);
-  hal::host_cluster cluster(Plat.cores);
-  schedule::exec_env<hal::host_dma, hal::host_cluster, schedule::sim_checks> env{
-      dma, cluster, {&mem, &problems}, Plat.cores};
-  const auto q = E::prepare(d.params);
-  E::run(env, l3, q, reinterpret_cast<std::uint8_t*>(l1.data()), l2p,
-         [&](const schedule::layer_output& o) {
-           const layer& l = Net::layers[static_cast<std::size_t>(o.index)];
-           const std::uint8_t* p = o.l2 != nullptr ? o.l2 : l3p + o.l3_offset;
-           auto& v = outs[static_cast<std::size_t>(o.index)];
-           v.resize(static_cast<std::size_t>(l.out.elements()));
-           for (std::size_t k = 0; k < v.size(); ++k) {
-             if (l.output() == output_kind::i32) {
-               std::int32_t x;
-               std::memcpy(&x, p + 4 * k, 4);
-               v[k] = x;
-             } else {
-               v[k] = p[k];
-             }
-           }
-         });
-  mem.finish();
-  for (const auto& viol : mem.violations()) problems.push_back(viol.text);
+  schedule::host_run_options o;
+  o.mode = mode;
+  o.seed = 11;
+  const auto r = ctile::run_on_host<Net, Plat>(
+      d.params, std::span<const std::uint8_t>(d.input.data(), d.input.size()), o);
+  const auto& outs = r.outputs;
+  const auto& problems = r.problems;
   for (const auto& p : problems) ADD_FAILURE() << p;
   const auto expected = reference::run(
       Net::layers, d.params, std::span<const std::uint8_t>(d.input.data(), d.input.size()));

@@ -2,17 +2,15 @@
 #include "ctile/onnx/verify.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
-#include "ctile/hal/host.hpp"
 #include "ctile/kernels/ranges.hpp"
 #include "ctile/plan/network_plan.hpp"
 #include "ctile/platform/gap8.hpp"
 #include "ctile/platform/host.hpp"
-#include "ctile/schedule/executor.hpp"
-#include "ctile/schedule/sim_checks.hpp"
+#include "ctile/schedule/host_run.hpp"
 
 namespace ctile::onnx {
 
@@ -47,48 +45,17 @@ layer_outputs run_tiled(const platform& p, std::span<const layer> ls,
   }
   int l1_bytes = 4;
   for (const auto& lp : plans) l1_bytes = std::max(l1_bytes, lp.l1.total);
-
-  hal::sim_memory mem;
-  auto l1 = mem.arena(hal::mem_level::l1, static_cast<std::size_t>(l1_bytes), "L1");
-  auto l2 = mem.arena(hal::mem_level::l2, static_cast<std::size_t>(std::max(4, s.l2_peak)), "L2");
-  hal::host_l3 l3(mem, static_cast<std::size_t>(std::max<std::int64_t>(4, s.l3_used)));
-  auto* l2p = reinterpret_cast<std::uint8_t*>(l2.data());
-  auto* l3p = reinterpret_cast<std::uint8_t*>(l3.data().data());
-  const schedule::plan_view view{ls, plans, l2s};
-  schedule::stage_weights(view, ps, l2p, l3p);
-  std::uint8_t* in = l2s[0].l3_y >= 0 ? l3p + l2s[0].l3_y : l2p + l2s[0].y.offset;
-  for (std::size_t k = 0; k < input.size(); ++k) in[k] = static_cast<std::uint8_t>(input[k]);
-
   std::vector<kernels::requant_plan> quant(n);
   for (std::size_t i = 0; i < n; ++i) quant[i] = kernels::plan_for(ls[i], ps[i]);
-
-  layer_outputs outs(n);
-  std::vector<std::string> problems;
-  hal::host_dma dma(mem);
-  hal::host_cluster cluster(p.cores);
-  schedule::exec_env<hal::host_dma, hal::host_cluster, schedule::sim_checks> env{
-      dma, cluster, {&mem, &problems}, p.cores};
-  schedule::run_network(env, l3, view, quant, reinterpret_cast<std::uint8_t*>(l1.data()), l2p,
-                        [&](const schedule::layer_output& o) {
-                          const layer& l = ls[static_cast<std::size_t>(o.index)];
-                          const std::uint8_t* src = o.l2 != nullptr ? o.l2 : l3p + o.l3_offset;
-                          auto& v = outs[static_cast<std::size_t>(o.index)];
-                          v.resize(static_cast<std::size_t>(l.out.elements()));
-                          for (std::size_t k = 0; k < v.size(); ++k) {
-                            if (l.output() == output_kind::i32) {
-                              std::int32_t x;
-                              std::memcpy(&x, src + 4 * k, 4);
-                              v[k] = x;
-                            } else {
-                              v[k] = src[k];
-                            }
-                          }
-                        });
-  mem.finish();
-  for (const auto& viol : mem.violations()) problems.push_back(viol.text);
-  if (!problems.empty())
-    throw std::runtime_error("the tiled runtime reported a problem: " + problems.front());
-  return outs;
+  std::vector<std::uint8_t> in(input.size());
+  for (std::size_t k = 0; k < input.size(); ++k) in[k] = static_cast<std::uint8_t>(input[k]);
+  schedule::host_run_options o;
+  o.cores = p.cores;
+  auto r = schedule::run_on_host(schedule::plan_view{ls, plans, l2s}, l1_bytes, s.l2_peak,
+                                 s.l3_used, ps, in, quant, o);
+  if (!r.problems.empty())
+    throw std::runtime_error("the tiled runtime reported a problem: " + r.problems.front());
+  return std::move(r.outputs);
 }
 
 engine tiled_engine(const platform_options& o) {

@@ -1,0 +1,105 @@
+// A planned network run on the host: L1, L2 and L3 as simulated memory levels (sized by the
+// plan, so any access outside them is reported), the simulated DMA with its checker, the host
+// cluster, and every layer's output read back. Used by the tests, the examples and ctile-verify.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ctile/hal/host.hpp"
+#include "ctile/schedule/executor.hpp"
+#include "ctile/schedule/sim_checks.hpp"
+
+namespace ctile::schedule {
+
+struct host_run_options {
+  hal::completion mode = hal::completion::at_wait;
+  std::uint64_t seed = 1;
+  int cores = 8;
+  std::uint8_t l2_fill = 0;                       ///< what L2 holds before the run
+  std::vector<std::uint8_t>* l2_after = nullptr;  ///< if set: receives L2 after the run
+};
+
+struct host_run_result {
+  std::vector<std::vector<std::int32_t>> outputs;  ///< per layer, HWC values
+  std::vector<std::string> problems;  ///< checker violations and kernel-argument problems
+  hal::traffic traffic{};
+};
+
+/// The values of a layer's output at `p` (u8 activations, or int32 logits).
+inline std::vector<std::int32_t> read_output(const layer& l, const std::uint8_t* p) {
+  std::vector<std::int32_t> v(static_cast<std::size_t>(l.out.elements()));
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    if (l.output() == output_kind::i32) {
+      std::int32_t x;
+      std::memcpy(&x, p + 4 * k, 4);
+      v[k] = x;
+    } else {
+      v[k] = p[k];
+    }
+  }
+  return v;
+}
+
+/// Runs plan `v` (sized l1/l2/l3 bytes) on the host; `tiles` runs a layer's loop nest
+/// (dynamic_tiles for plans made at run time, executor<...>::static_tiles for compile-time).
+template <class Tiles = dynamic_tiles>
+host_run_result run_on_host(const plan_view& v, int l1_bytes, int l2_bytes, std::int64_t l3_bytes,
+                            std::span<const layer_params> params,
+                            std::span<const std::uint8_t> input,
+                            std::span<const kernels::requant_plan> quant,
+                            const host_run_options& o = {}, Tiles tiles = {}) {
+  hal::sim_memory mem({o.mode, o.seed, 0.5, false});
+  auto l1 =
+      mem.arena(hal::mem_level::l1, static_cast<std::size_t>(l1_bytes > 4 ? l1_bytes : 4), "L1");
+  auto l2 =
+      mem.arena(hal::mem_level::l2, static_cast<std::size_t>(l2_bytes > 4 ? l2_bytes : 4), "L2");
+  hal::host_l3 l3(mem, static_cast<std::size_t>(l3_bytes > 4 ? l3_bytes : 4));
+  auto* l2p = reinterpret_cast<std::uint8_t*>(l2.data());
+  auto* l3p = reinterpret_cast<std::uint8_t*>(l3.data().data());
+  std::memset(l2p, o.l2_fill, l2.size());
+  stage_weights(v, params, l2p, l3p);
+  std::uint8_t* in = v.l2[0].l3_y >= 0 ? l3p + v.l2[0].l3_y : l2p + v.l2[0].y.offset;
+  std::memcpy(in, input.data(), input.size());
+
+  host_run_result r;
+  r.outputs.resize(v.layers.size());
+  hal::host_dma dma(mem);
+  hal::host_cluster cluster(o.cores);
+  exec_env<hal::host_dma, hal::host_cluster, sim_checks> env{
+      dma, cluster, {&mem, &r.problems}, o.cores};
+  run_network(
+      env, l3, v, quant, reinterpret_cast<std::uint8_t*>(l1.data()), l2p,
+      [&](const layer_output& out) {
+        const auto i = static_cast<std::size_t>(out.index);
+        r.outputs[i] = read_output(v.layers[i], out.l2 != nullptr ? out.l2 : l3p + out.l3_offset);
+      },
+      tiles);
+  mem.finish();
+  for (const auto& viol : mem.violations()) r.problems.push_back(viol.text);
+  r.traffic = mem.counters();
+  if (o.l2_after != nullptr) o.l2_after->assign(l2p, l2p + l2.size());
+  return r;
+}
+
+}  // namespace ctile::schedule
+
+namespace ctile {
+
+/// Runs network type `Net` planned for `Plat` on the host (see schedule::run_on_host).
+template <network_type Net, platform Plat, objective O = objective::model>
+schedule::host_run_result run_on_host(const typename Net::params& params,
+                                      std::span<const std::uint8_t> input,
+                                      schedule::host_run_options o = {}) {
+  using E = executor<Net, Plat, O>;
+  o.cores = Plat.cores;
+  const auto q = E::prepare(params);
+  return schedule::run_on_host(schedule::view_of(Net::layers, E::plan), E::required_l1_bytes,
+                               E::required_l2_bytes, E::required_l3_bytes, params, input, q, o,
+                               typename E::static_tiles{});
+}
+
+}  // namespace ctile
