@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "ctile/kernels/args.hpp"
 #include "ctile/kernels/atoms/finish.hpp"
@@ -108,25 +109,153 @@ inline void matmul_columns(const tile_args& a, const atoms::epilogue& epi, const
     o0[co] = u8(ep(co, atoms::dot(p0, weights + static_cast<long>(co) * k, k, 0)));
 }
 
+/// `nb` >= 1 4 x 2 blocks of a pixel pair (kinds 0..2), requantized straight from
+/// registers: parameters and outputs walk with the blocks (no channel index).
+template <int Kind, bool Clip, bool Bias, bool BN>
+inline void blocks4x2(const atoms::fast_requant& fq, const std::uint8_t* p0, const std::uint8_t* p1,
+                      long pitch, int rows, int words, const std::int8_t* w, int k, int nb,
+                      std::uint8_t* q0, std::uint8_t* q1, int c0) {
+  const atoms::fast_requant q = fq;  // a local copy: its fields stay in registers
+  const std::int32_t* bp = Bias ? q.bias + c0 : nullptr;
+  const std::int32_t* kp = BN ? q.kappa + c0 : nullptr;
+  const std::int32_t* lp = BN ? q.lambda + c0 : nullptr;
+  do {
+    std::int32_t s[8];
+    atoms::mm4x2_rows(p0, p1, pitch, rows, w, k, words, s);
+    atoms::store4x2_at<Kind, Clip, Bias, BN>(q, s, q0, q1, bp, kp, lp);
+    q0 += 4, q1 += 4;
+    if constexpr (Bias) bp += 4;
+    if constexpr (BN) kp += 4, lp += 4;
+  } while (--nb != 0);
+}
+
+/// blocks4x2 with its compile-time options chosen from the plan and the parameters present.
+template <int Kind>
+inline void blocks4x2_any(const atoms::fast_requant& q, const std::uint8_t* p0,
+                          const std::uint8_t* p1, long pitch, int rows, int words,
+                          const std::int8_t* w, int k, int nb, std::uint8_t* q0, std::uint8_t* q1,
+                          int c0) {
+  const int opt = (q.clip ? 4 : 0) + (q.bias != nullptr ? 2 : 0) + (q.kappa != nullptr ? 1 : 0);
+  // One instantiation per option set: clip (4), bias (2), batch-norm (1).
+  [&]<int... O>(std::integer_sequence<int, O...>) {
+    (void)((opt == O ? (blocks4x2<Kind, (O & 4) != 0, (O & 2) != 0, (O & 1) != 0>(
+                            q, p0, p1, pitch, rows, words, w, k, nb, q0, q1, c0),
+                        true)
+                     : false) ||
+           ...);
+  }
+  (std::make_integer_sequence<int, 8>{});
+}
+
+/// Output channels [c0, c1) of a pixel pair (or one pixel when p1 is null) whose receptive
+/// fields are `rows` rows of `words` words, `pitch` bytes apart (in place in the input, or
+/// one im2col row): 4 x 2 blocks, then the leftover channels one by one.
+template <int Kind>
+inline void conv_block_rows(const std::int8_t* weights, const atoms::fast_requant& fq,
+                            const std::uint8_t* p0, const std::uint8_t* p1, long pitch, int rows,
+                            int words, int k, int c0, int c1, std::uint8_t* o0, std::uint8_t* o1) {
+  int co = c0;
+  const std::int8_t* w = weights + static_cast<long>(co) * k;
+  if (p1 != nullptr) {
+    const int nb = (c1 - c0) / 4;
+    if constexpr (Kind < 3) {
+      if (nb > 0)
+        blocks4x2_any<Kind>(fq, p0, p1, pitch, rows, words, w, k, nb, o0 + co, o1 + co, co);
+      co += 4 * nb;
+      w += 4L * nb * k;
+    } else {
+      for (; co + 4 <= c1; co += 4) {
+        std::int32_t s[8];
+        atoms::mm4x2_rows(p0, p1, pitch, rows, w, k, words, s);
+        atoms::store4xn<Kind, 2>(fq, co, s, o0, o1);
+      }
+    }
+    for (; co < c1; ++co, w += k) {
+      o0[co] = atoms::fast_one<Kind>(fq, co, atoms::dot_rows(p0, pitch, rows, w, words));
+      o1[co] = atoms::fast_one<Kind>(fq, co, atoms::dot_rows(p1, pitch, rows, w, words));
+    }
+    return;
+  }
+  for (; co + 4 <= c1; co += 4, w += 4 * k) {
+    std::int32_t s[8];
+    atoms::mm4x1_rows(p0, pitch, rows, w, k, words, s);
+    atoms::store4xn<Kind, 1>(fq, co, s, o0, o0);
+  }
+  for (; co < c1; ++co, w += k)
+    o0[co] = atoms::fast_one<Kind>(fq, co, atoms::dot_rows(p0, pitch, rows, w, words));
+}
+
+/// This core's box of a conv or pointwise tile, pixel pair by pixel pair: a pair whose
+/// windows lie inside the tile and whose kernel rows are whole words is read in place (a
+/// kernel row of a pixel is kw * c_in contiguous bytes of HWC input); otherwise its two
+/// windows are copied (im2col, zero padding) to `col0` / `col1`; when neither works (filters
+/// of K mod 4 != 0 bytes) the generic per-column path with the K mod 4 tail runs.
+template <int Kind>
+inline void conv_box(const tile_args& a, const box& b, std::uint8_t* col0, std::uint8_t* col1) {
+  auto* out = static_cast<std::uint8_t*>(a.out);
+  const atoms::fast_requant fq = atoms::fast_of(a);
+  const int c = a.c_in;
+  const int row = a.kw * c;
+  const int k = a.kh * row;
+  const long pitch = static_cast<long>(a.w_in) * c;
+  const bool rows_words = (row & 3) == 0;
+  for (int oy = b.y0; oy < b.y1; ++oy) {
+    std::uint8_t* orow = out + static_cast<long>(oy) * a.w_out * a.c_out;
+    const int iy0 = oy * a.sh - a.pad_t;
+    const bool rows_inside = iy0 >= 0 && iy0 + a.kh <= a.h_in;
+    for (int ox = b.x0; ox < b.x1; ox += 2) {
+      const bool two = ox + 1 < b.x1;
+      const int ix0 = ox * a.sw - a.pad_l;
+      const int ix_last = ix0 + (two ? a.sw : 0);
+      std::uint8_t* o0 = orow + static_cast<long>(ox) * a.c_out;
+      std::uint8_t* o1 = o0 + a.c_out;
+      if (rows_words && rows_inside && ix0 >= 0 && ix_last + a.kw <= a.w_in) {
+        const std::uint8_t* p0 = a.in + (static_cast<long>(iy0) * a.w_in + ix0) * c;
+        const std::uint8_t* p1 = two ? p0 + static_cast<long>(a.sw) * c : nullptr;
+        conv_block_rows<Kind>(a.weights, fq, p0, p1, pitch, a.kh, row / 4, k, b.c0, b.c1, o0, o1);
+      } else if ((k & 3) == 0 && col0 != nullptr) {
+        im2col(a, oy, ox, col0);
+        if (two) im2col(a, oy, ox + 1, col1);
+        conv_block_rows<Kind>(a.weights, fq, col0, two ? col1 : nullptr, k, 1, k / 4, k, b.c0, b.c1,
+                              o0, o1);
+      } else {
+        const atoms::epilogue ep(a);
+        const std::uint8_t* p0 = col0;
+        const std::uint8_t* p1 = col1;
+        if (col0 == nullptr) {  // pointwise: the pixels themselves
+          p0 = a.in + (static_cast<long>(iy0) * a.w_in + ix0) * c;
+          p1 = p0 + static_cast<long>(a.sw) * c;
+        } else {
+          im2col(a, oy, ox, col0);
+          if (two) im2col(a, oy, ox + 1, col1);
+        }
+        matmul_columns(a, ep, p0, two ? p1 : nullptr, k, b.c0, b.c1, o0, o1);
+      }
+    }
+  }
+}
+
+template <class F>
+inline void with_fast_kind(const tile_args& a, F&& f) {
+  switch (atoms::fast_kind(a.quant)) {
+    case 0:
+      return f.template operator()<0>();
+    case 1:
+      return f.template operator()<1>();
+    case 2:
+      return f.template operator()<2>();
+    default:
+      return f.template operator()<3>();
+  }
+}
+
 }  // namespace detail
 
 /// Pointwise convolution (1x1 kernel, any stride, no padding): this core's part of the tile.
 inline void pointwise_hwc(const tile_args& a) {
   const box b = work_of(kernel_kind::pointwise, a);
   if (b.empty()) return;
-  auto* out = static_cast<std::uint8_t*>(a.out);
-  const atoms::epilogue ep(a);
-  const int k = a.c_in;
-  for (int oy = b.y0; oy < b.y1; ++oy) {
-    const std::uint8_t* row = a.in + static_cast<long>(oy) * a.sh * a.w_in * k;
-    std::uint8_t* orow = out + static_cast<long>(oy) * a.w_out * a.c_out;
-    for (int ox = b.x0; ox < b.x1; ox += 2) {
-      const std::uint8_t* p0 = row + static_cast<long>(ox) * a.sw * k;
-      const std::uint8_t* p1 = ox + 1 < b.x1 ? p0 + static_cast<long>(a.sw) * k : nullptr;
-      std::uint8_t* o0 = orow + static_cast<long>(ox) * a.c_out;
-      detail::matmul_columns(a, ep, p0, p1, k, b.c0, b.c1, o0, o0 + a.c_out);
-    }
-  }
+  detail::with_fast_kind(a, [&]<int Kind>() { detail::conv_box<Kind>(a, b, nullptr, nullptr); });
 }
 
 /// Convolution (any kernel, stride, per-tile padding): this core's part of the tile.
@@ -138,22 +267,10 @@ inline void conv_hwc(const tile_args& a) {
   }
   const box b = work_of(kernel_kind::conv, a);
   if (b.empty()) return;
-  auto* out = static_cast<std::uint8_t*>(a.out);
-  const atoms::epilogue ep(a);
-  const int k = a.kh * a.kw * a.c_in;
   std::uint8_t* col0 =
       a.scratch + static_cast<long>(a.core) * conv_scratch_per_core(a.kh, a.kw, a.c_in);
-  std::uint8_t* col1 = col0 + round4(k);
-  for (int oy = b.y0; oy < b.y1; ++oy) {
-    std::uint8_t* orow = out + static_cast<long>(oy) * a.w_out * a.c_out;
-    for (int ox = b.x0; ox < b.x1; ox += 2) {
-      const bool two = ox + 1 < b.x1;
-      detail::im2col(a, oy, ox, col0);
-      if (two) detail::im2col(a, oy, ox + 1, col1);
-      std::uint8_t* o0 = orow + static_cast<long>(ox) * a.c_out;
-      detail::matmul_columns(a, ep, col0, two ? col1 : nullptr, k, b.c0, b.c1, o0, o0 + a.c_out);
-    }
-  }
+  std::uint8_t* col1 = col0 + round4(a.kh * a.kw * a.c_in);
+  detail::with_fast_kind(a, [&]<int Kind>() { detail::conv_box<Kind>(a, b, col0, col1); });
 }
 
 /// Fully connected: the flattened HWC input against c_out filter rows; the cores split the

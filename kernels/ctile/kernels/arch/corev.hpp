@@ -199,6 +199,99 @@ inline void mm4x2_blocks(const std::uint8_t* a0, const std::uint8_t* a1, const s
       : "memory");
 }
 
+/// A whole 4x2 block read in place: 4 filters (`k` bytes apart, each contiguous over the
+/// rows) from `w` against 2 columns a0, a1 of `rows` rows of `words` words (words >= 1), a
+/// column's rows `pitch` bytes apart. s[2 f + p] receives the sums: the first iteration is
+/// peeled with the non-accumulating cv.dotusp.b, so nothing is zeroed. The rest of the first
+/// row is a hardware loop (loop 0) of words - 1 iterations (skipped when 0); further rows are an
+/// outer hardware loop (loop 1) of rows - 1 iterations around loop 0, whose body ends with the two
+/// row skips. One asm statement: a0 and a1 come back rewound, w comes back at the next block's
+/// filters, so a block loop keeps no copies. Each iteration: 6 post-increment loads (the two weight
+/// registers reloaded two instructions before their use) + 8 cv.sdotusp.b for 32 MACs.
+[[gnu::always_inline]] inline void mm4x2_rows(const std::uint8_t*& a0, const std::uint8_t*& a1,
+                                              long pitch, int rows, const std::int8_t*& w, int k,
+                                              int words, std::int32_t (&s)[8]) {
+  const long skip = pitch - 4L * words;
+  const long back = pitch * rows;
+  std::int32_t s0, s1, s2, s3, s4, s5, s6, s7;
+  std::uint32_t x0, x1, y0, y1;
+  const std::int8_t *w1, *w2, *w3;
+  // Loop 0 bodies: 14 instructions, end at 4 + 14 * 4 bytes after cv.setup: uimm 30. Loop 1
+  // body: cv.setup + 14 + 2 skips = 17 instructions, end at 4 + 17 * 4: uimm 36.
+  __asm__ volatile(
+      ".balign 4\n"
+      ".option push\n"
+      ".option norvc\n"
+      "add %[w1], %[w0], %[k]\n"
+      "add %[w2], %[w1], %[k]\n"
+      "add %[w3], %[w2], %[k]\n"
+      "cv.lw %[x0], (%[a0]), 4\n"
+      "cv.lw %[x1], (%[a1]), 4\n"
+      "cv.lw %[y0], (%[w0]), 4\n"
+      "cv.lw %[y1], (%[w1]), 4\n"
+      "cv.dotusp.b %[s0], %[x0], %[y0]\n"
+      "cv.dotusp.b %[s1], %[x1], %[y0]\n"
+      "cv.lw %[y0], (%[w2]), 4\n"
+      "cv.dotusp.b %[s2], %[x0], %[y1]\n"
+      "cv.dotusp.b %[s3], %[x1], %[y1]\n"
+      "cv.lw %[y1], (%[w3]), 4\n"
+      "cv.dotusp.b %[s4], %[x0], %[y0]\n"
+      "cv.dotusp.b %[s5], %[x1], %[y0]\n"
+      "cv.dotusp.b %[s6], %[x0], %[y1]\n"
+      "cv.dotusp.b %[s7], %[x1], %[y1]\n"
+      "addi %[x0], %[n], -1\n"
+      "cv.beqimm %[x0], 0, 2f\n"
+      ".insn i 0x2B, 4, x14, %[x0], 30\n"
+      "cv.lw %[x0], (%[a0]), 4\n"
+      "cv.lw %[x1], (%[a1]), 4\n"
+      "cv.lw %[y0], (%[w0]), 4\n"
+      "cv.lw %[y1], (%[w1]), 4\n"
+      "cv.sdotusp.b %[s0], %[x0], %[y0]\n"
+      "cv.sdotusp.b %[s1], %[x1], %[y0]\n"
+      "cv.lw %[y0], (%[w2]), 4\n"
+      "cv.sdotusp.b %[s2], %[x0], %[y1]\n"
+      "cv.sdotusp.b %[s3], %[x1], %[y1]\n"
+      "cv.lw %[y1], (%[w3]), 4\n"
+      "cv.sdotusp.b %[s4], %[x0], %[y0]\n"
+      "cv.sdotusp.b %[s5], %[x1], %[y0]\n"
+      "cv.sdotusp.b %[s6], %[x0], %[y1]\n"
+      "cv.sdotusp.b %[s7], %[x1], %[y1]\n"
+      "2:\n"
+      "add %[a0], %[a0], %[skip]\n"
+      "add %[a1], %[a1], %[skip]\n"
+      "cv.beqimm %[nr], 0, 1f\n"
+      ".insn i 0x2B, 4, x15, %[nr], 36\n"
+      ".insn i 0x2B, 4, x14, %[n], 30\n"
+      "cv.lw %[x0], (%[a0]), 4\n"
+      "cv.lw %[x1], (%[a1]), 4\n"
+      "cv.lw %[y0], (%[w0]), 4\n"
+      "cv.lw %[y1], (%[w1]), 4\n"
+      "cv.sdotusp.b %[s0], %[x0], %[y0]\n"
+      "cv.sdotusp.b %[s1], %[x1], %[y0]\n"
+      "cv.lw %[y0], (%[w2]), 4\n"
+      "cv.sdotusp.b %[s2], %[x0], %[y1]\n"
+      "cv.sdotusp.b %[s3], %[x1], %[y1]\n"
+      "cv.lw %[y1], (%[w3]), 4\n"
+      "cv.sdotusp.b %[s4], %[x0], %[y0]\n"
+      "cv.sdotusp.b %[s5], %[x1], %[y0]\n"
+      "cv.sdotusp.b %[s6], %[x0], %[y1]\n"
+      "cv.sdotusp.b %[s7], %[x1], %[y1]\n"
+      "add %[a0], %[a0], %[skip]\n"
+      "add %[a1], %[a1], %[skip]\n"
+      "1:\n"
+      "sub %[a0], %[a0], %[back]\n"
+      "sub %[a1], %[a1], %[back]\n"
+      "mv %[w0], %[w3]\n"
+      ".option pop\n"
+      : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4),
+        [s5] "=&r"(s5), [s6] "=&r"(s6), [s7] "=&r"(s7), [a0] "+r"(a0), [a1] "+r"(a1), [w0] "+r"(w),
+        [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3), [x0] "=&r"(x0), [x1] "=&r"(x1),
+        [y0] "=&r"(y0), [y1] "=&r"(y1)
+      : [n] "r"(words), [nr] "r"(rows - 1), [skip] "r"(skip), [back] "r"(back), [k] "r"(k)
+      : "memory");
+  s[0] = s0, s[1] = s1, s[2] = s2, s[3] = s3, s[4] = s4, s[5] = s5, s[6] = s6, s[7] = s7;
+}
+
 /// The 4x1 loop (odd last pixel): 5 loads + 4 cv.sdotusp.b per 16 MACs.
 inline void mm4x1(const std::uint8_t* a0, const std::int8_t* w0, const std::int8_t* w1,
                   const std::int8_t* w2, const std::int8_t* w3, int words, std::int32_t* acc) {
