@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "ctile/kernels/arch/geometry.hpp"
 #include "ctile/kernels/arch/portable.hpp"
 
 #if !defined(__riscv_xcvsimd) || !defined(__riscv_xcvalu) || !defined(__riscv_xcvmem)
@@ -209,12 +210,10 @@ inline void mm4x2_blocks(const std::uint8_t* a0, const std::uint8_t* a1, const s
 /// filters, so a block loop keeps no copies. Each iteration: 6 post-increment loads (the two weight
 /// registers reloaded two instructions before their use) + 8 cv.sdotusp.b for 32 MACs.
 [[gnu::always_inline]] inline void mm4x2_rows(const std::uint8_t*& a0, const std::uint8_t*& a1,
-                                              long pitch, int rows, const std::int8_t*& w, int k,
-                                              int words, std::int32_t (&s)[8]) {
-  const long skip = pitch - 4L * words;
-  const long back = pitch * rows;
+                                              const rows_geometry& g, const std::int8_t*& w,
+                                              std::int32_t (&s)[8]) {
   std::int32_t s0, s1, s2, s3, s4, s5, s6, s7;
-  std::uint32_t x0, x1, y0, y1;
+  std::uint32_t x0, x1, y0, y1, n, sk;
   const std::int8_t *w1, *w2, *w3;
   // Loop 0 bodies: 14 instructions, end at 4 + 14 * 4 bytes after cv.setup: uimm 30. Loop 1
   // body: cv.setup + 14 + 2 skips = 17 instructions, end at 4 + 17 * 4: uimm 36.
@@ -222,9 +221,12 @@ inline void mm4x2_blocks(const std::uint8_t* a0, const std::uint8_t* a1, const s
       ".balign 4\n"
       ".option push\n"
       ".option norvc\n"
-      "add %[w1], %[w0], %[k]\n"
-      "add %[w2], %[w1], %[k]\n"
-      "add %[w3], %[w2], %[k]\n"
+      "lw %[y0], 16(%[g])\n"
+      "lw %[n], 8(%[g])\n"
+      "lw %[sk], 0(%[g])\n"
+      "add %[w1], %[w0], %[y0]\n"
+      "add %[w2], %[w1], %[y0]\n"
+      "add %[w3], %[w2], %[y0]\n"
       "cv.lw %[x0], (%[a0]), 4\n"
       "cv.lw %[x1], (%[a1]), 4\n"
       "cv.lw %[y0], (%[w0]), 4\n"
@@ -257,10 +259,11 @@ inline void mm4x2_blocks(const std::uint8_t* a0, const std::uint8_t* a1, const s
       "cv.sdotusp.b %[s6], %[x0], %[y1]\n"
       "cv.sdotusp.b %[s7], %[x1], %[y1]\n"
       "2:\n"
-      "add %[a0], %[a0], %[skip]\n"
-      "add %[a1], %[a1], %[skip]\n"
-      "cv.beqimm %[nr], 0, 1f\n"
-      ".insn i 0x2B, 4, x15, %[nr], 36\n"
+      "lw %[x0], 12(%[g])\n"
+      "add %[a0], %[a0], %[sk]\n"
+      "add %[a1], %[a1], %[sk]\n"
+      "cv.beqimm %[x0], 0, 1f\n"
+      ".insn i 0x2B, 4, x15, %[x0], 36\n"
       ".insn i 0x2B, 4, x14, %[n], 30\n"
       "cv.lw %[x0], (%[a0]), 4\n"
       "cv.lw %[x1], (%[a1]), 4\n"
@@ -276,18 +279,19 @@ inline void mm4x2_blocks(const std::uint8_t* a0, const std::uint8_t* a1, const s
       "cv.sdotusp.b %[s5], %[x1], %[y0]\n"
       "cv.sdotusp.b %[s6], %[x0], %[y1]\n"
       "cv.sdotusp.b %[s7], %[x1], %[y1]\n"
-      "add %[a0], %[a0], %[skip]\n"
-      "add %[a1], %[a1], %[skip]\n"
+      "add %[a0], %[a0], %[sk]\n"
+      "add %[a1], %[a1], %[sk]\n"
       "1:\n"
-      "sub %[a0], %[a0], %[back]\n"
-      "sub %[a1], %[a1], %[back]\n"
+      "lw %[x0], 4(%[g])\n"
       "mv %[w0], %[w3]\n"
+      "sub %[a0], %[a0], %[x0]\n"
+      "sub %[a1], %[a1], %[x0]\n"
       ".option pop\n"
       : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4),
         [s5] "=&r"(s5), [s6] "=&r"(s6), [s7] "=&r"(s7), [a0] "+r"(a0), [a1] "+r"(a1), [w0] "+r"(w),
         [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3), [x0] "=&r"(x0), [x1] "=&r"(x1),
-        [y0] "=&r"(y0), [y1] "=&r"(y1)
-      : [n] "r"(words), [nr] "r"(rows - 1), [skip] "r"(skip), [back] "r"(back), [k] "r"(k)
+        [y0] "=&r"(y0), [y1] "=&r"(y1), [n] "=&r"(n), [sk] "=&r"(sk)
+      : [g] "r"(&g)
       : "memory");
   s[0] = s0, s[1] = s1, s[2] = s2, s[3] = s3, s[4] = s4, s[5] = s5, s[6] = s6, s[7] = s7;
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "ctile/kernels/arch/geometry.hpp"
 #include "ctile/kernels/arch/isa.hpp"
 
 namespace ctile::kernels::atoms {
@@ -150,21 +151,21 @@ inline std::int32_t tail(const std::uint8_t* a, const std::int8_t* w, int from, 
   return detail::tail(a, w, 4 * words, k, acc);
 }
 
-/// s[2 f + p] = dot(column p, filter f) for f < 4, p < 2 over `rows` rows of `words` words
-/// (words >= 1): a column's rows start `pitch` bytes apart, a filter's rows follow each other
-/// (filters `k` bytes apart, from `w`). Reads a receptive field in place when its rows are
-/// whole words (no im2col), or one im2col row. Leaves a0 / a1 as they were and advances `w`
-/// to the next 4 filters.
+/// s[2 f + p] = dot(column p, filter f) for f < 4, p < 2 over the receptive field `g`
+/// (a column's rows `g.pitch()` bytes apart; a filter's rows follow each other, filters
+/// `g.k` bytes apart from `w`): in place when the kernel rows are whole words (no im2col),
+/// or one im2col row. Leaves a0 / a1 as they were and advances `w` to the next 4 filters.
 [[gnu::always_inline]] inline void mm4x2_rows(const std::uint8_t*& a0, const std::uint8_t*& a1,
-                                              long pitch, int rows, const std::int8_t*& w, int k,
-                                              int words, std::int32_t (&s)[8]) {
+                                              const rows_geometry& g, const std::int8_t*& w,
+                                              std::int32_t (&s)[8]) {
 #if defined(CTILE_KERNELS_ISA_COREV)
-  isa::mm4x2_rows(a0, a1, pitch, rows, w, k, words, s);
+  isa::mm4x2_rows(a0, a1, g, w, s);
 #else
   for (auto& v : s) v = 0;
-  const int rb = 4 * words;
-  for (int r = 0; r < rows; ++r) mm4x2(a0 + r * pitch, a1 + r * pitch, w + r * rb, rb, k, s);
-  w += 4L * k;
+  const int rb = 4 * g.words;
+  const long pitch = g.pitch();
+  for (int r = 0; r < g.rows(); ++r) mm4x2(a0 + r * pitch, a1 + r * pitch, w + r * rb, rb, g.k, s);
+  w += 4L * g.k;
 #endif
 }
 
