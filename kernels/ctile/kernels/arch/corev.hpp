@@ -296,6 +296,105 @@ inline void mm4x2_blocks(const std::uint8_t* a0, const std::uint8_t* a1, const s
   s[0] = s0, s[1] = s1, s[2] = s2, s[3] = s3, s[4] = s4, s[5] = s5, s[6] = s6, s[7] = s7;
 }
 
+/// Requantization constants of the depthwise column loop (kinds 0..2 of atoms::fast_requant).
+struct dw_quant {
+  std::int32_t bias;  ///< the dot products start from it
+  std::uint32_t kappa, lambda;
+  std::int32_t t_hi;
+  std::uint32_t mul;
+  std::int32_t shift, hi;
+};
+
+/// A depthwise column of a 3-row filter at stride 1, `n3` >= 1 times 3 outputs in a hardware
+/// loop: the window's rows roll through r0, r1, r2 (one post-increment word load per
+/// output, `p` at the next row), 3 cv.sdotusp.b from the bias, optional batch-norm,
+/// cv.clipur to [0, t_hi], multiply (kind 1) or mulhu (kind 2), shift, optional final
+/// cv.clipur, and a post-increment byte store (`o` moves by `os`). The body is 3 x (8 + 2 BN
+/// + (kind > 0) + clip) instructions, selected with .if at compile time.
+template <int Kind, bool Clip, bool BN>
+[[gnu::always_inline]] inline void dw3_roll(const std::uint8_t*& p, std::uint32_t& r0,
+                                            std::uint32_t& r1, long wi, std::uint8_t*& o, long os,
+                                            int n3, std::uint32_t f0, std::uint32_t f1,
+                                            std::uint32_t f2, const dw_quant& q) {
+  constexpr int per = 8 + (BN ? 2 : 0) + (Kind > 0 ? 1 : 0) + (Clip ? 1 : 0);
+  std::uint32_t r2, acc;
+  __asm__ volatile(
+      ".balign 4\n"
+      ".option push\n"
+      ".option norvc\n"
+      ".insn i 0x2B, 4, x14, %[n3], %[end]\n"
+      "cv.lw %[r2], (%[p]), %[wi]\n"
+      "mv %[acc], %[b]\n"
+      "cv.sdotusp.b %[acc], %[r0], %[f0]\n"
+      "cv.sdotusp.b %[acc], %[r1], %[f1]\n"
+      "cv.sdotusp.b %[acc], %[r2], %[f2]\n"
+      ".if %[bn]\n"
+      "mul %[acc], %[acc], %[kf]\n"
+      "add %[acc], %[acc], %[lf]\n"
+      ".endif\n"
+      "cv.clipur %[acc], %[acc], %[thi]\n"
+      ".if %[kind] == 1\n"
+      "mul %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      ".if %[kind] == 2\n"
+      "mulhu %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      "srl %[acc], %[acc], %[sh]\n"
+      ".if %[clip]\n"
+      "cv.clipur %[acc], %[acc], %[hi]\n"
+      ".endif\n"
+      "cv.sb %[acc], (%[o]), %[os]\n"
+      "cv.lw %[r0], (%[p]), %[wi]\n"
+      "mv %[acc], %[b]\n"
+      "cv.sdotusp.b %[acc], %[r1], %[f0]\n"
+      "cv.sdotusp.b %[acc], %[r2], %[f1]\n"
+      "cv.sdotusp.b %[acc], %[r0], %[f2]\n"
+      ".if %[bn]\n"
+      "mul %[acc], %[acc], %[kf]\n"
+      "add %[acc], %[acc], %[lf]\n"
+      ".endif\n"
+      "cv.clipur %[acc], %[acc], %[thi]\n"
+      ".if %[kind] == 1\n"
+      "mul %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      ".if %[kind] == 2\n"
+      "mulhu %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      "srl %[acc], %[acc], %[sh]\n"
+      ".if %[clip]\n"
+      "cv.clipur %[acc], %[acc], %[hi]\n"
+      ".endif\n"
+      "cv.sb %[acc], (%[o]), %[os]\n"
+      "cv.lw %[r1], (%[p]), %[wi]\n"
+      "mv %[acc], %[b]\n"
+      "cv.sdotusp.b %[acc], %[r2], %[f0]\n"
+      "cv.sdotusp.b %[acc], %[r0], %[f1]\n"
+      "cv.sdotusp.b %[acc], %[r1], %[f2]\n"
+      ".if %[bn]\n"
+      "mul %[acc], %[acc], %[kf]\n"
+      "add %[acc], %[acc], %[lf]\n"
+      ".endif\n"
+      "cv.clipur %[acc], %[acc], %[thi]\n"
+      ".if %[kind] == 1\n"
+      "mul %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      ".if %[kind] == 2\n"
+      "mulhu %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      "srl %[acc], %[acc], %[sh]\n"
+      ".if %[clip]\n"
+      "cv.clipur %[acc], %[acc], %[hi]\n"
+      ".endif\n"
+      "cv.sb %[acc], (%[o]), %[os]\n"
+      ".option pop\n"
+      : [p] "+r"(p), [o] "+r"(o), [r0] "+r"(r0), [r1] "+r"(r1), [r2] "=&r"(r2), [acc] "=&r"(acc)
+      : [n3] "r"(n3), [wi] "r"(wi), [os] "r"(os), [f0] "r"(f0), [f1] "r"(f1), [f2] "r"(f2),
+        [b] "r"(q.bias), [kf] "r"(q.kappa), [lf] "r"(q.lambda), [thi] "r"(q.t_hi), [mul] "r"(q.mul),
+        [sh] "r"(q.shift), [hi] "r"(q.hi), [end] "i"(2 + 2 * 3 * per), [bn] "i"(BN ? 1 : 0),
+        [kind] "i"(Kind), [clip] "i"(Clip ? 1 : 0)
+      : "memory");
+}
+
 /// The 4x1 loop (odd last pixel): 5 loads + 4 cv.sdotusp.b per 16 MACs.
 inline void mm4x1(const std::uint8_t* a0, const std::int8_t* w0, const std::int8_t* w1,
                   const std::int8_t* w2, const std::int8_t* w3, int words, std::int32_t* acc) {

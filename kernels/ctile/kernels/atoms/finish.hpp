@@ -175,6 +175,12 @@ struct fast_requant {
   int shift;  ///< after the mulhu for kind 2
   std::int32_t hi;
   bool clip;
+
+  /// A member-wise copy (a plain struct copy may become a memcpy call whose destination then
+  /// lives in memory; this one stays in registers).
+  [[nodiscard]] fast_requant local() const {
+    return {bias, kappa, lambda, plan, t_hi, mul, shift, hi, clip};
+  }
 };
 
 constexpr int fast_kind(const requant_plan& q) {
