@@ -395,6 +395,240 @@ template <int Kind, bool Clip, bool BN>
       : "memory");
 }
 
+/// dw3_roll over `cols` >= 1 columns side by side (the same filter words, every row inside):
+/// an outer hardware loop (loop 1) per column loads the column's first two rows, runs the
+/// `n3` >= 1 iterations of 3 outputs (loop 0), then moves `p` by `pstep` (back up the column
+/// and `sw` to the right) and `o` by `ostep_col` (back up and one output column over). The
+/// column change costs 5 instructions.
+template <int Kind, bool Clip, bool BN>
+[[gnu::always_inline]] inline void dw3_roll_cols(const std::uint8_t* p, long wi, std::uint8_t* o,
+                                                 long os, int n3, int cols, long pstep,
+                                                 long ostep_col, std::uint32_t f0,
+                                                 std::uint32_t f1, std::uint32_t f2,
+                                                 const dw_quant& q) {
+  constexpr int per = 8 + (BN ? 2 : 0) + (Kind > 0 ? 1 : 0) + (Clip ? 1 : 0);
+  std::uint32_t r0, r1, r2, acc;
+  __asm__ volatile(
+      ".balign 4\n"
+      ".option push\n"
+      ".option norvc\n"
+      ".insn i 0x2B, 4, x15, %[cols], %[end1]\n"
+      "cv.lw %[r0], (%[p]), %[wi]\n"
+      "cv.lw %[r1], (%[p]), %[wi]\n"
+      ".insn i 0x2B, 4, x14, %[n3], %[end0]\n"
+      "cv.lw %[r2], (%[p]), %[wi]\n"
+      "mv %[acc], %[b]\n"
+      "cv.sdotusp.b %[acc], %[r0], %[f0]\n"
+      "cv.sdotusp.b %[acc], %[r1], %[f1]\n"
+      "cv.sdotusp.b %[acc], %[r2], %[f2]\n"
+      ".if %[bn]\n"
+      "mul %[acc], %[acc], %[kf]\n"
+      "add %[acc], %[acc], %[lf]\n"
+      ".endif\n"
+      "cv.clipur %[acc], %[acc], %[thi]\n"
+      ".if %[kind] == 1\n"
+      "mul %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      ".if %[kind] == 2\n"
+      "mulhu %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      "srl %[acc], %[acc], %[sh]\n"
+      ".if %[clip]\n"
+      "cv.clipur %[acc], %[acc], %[hi]\n"
+      ".endif\n"
+      "cv.sb %[acc], (%[o]), %[os]\n"
+      "cv.lw %[r0], (%[p]), %[wi]\n"
+      "mv %[acc], %[b]\n"
+      "cv.sdotusp.b %[acc], %[r1], %[f0]\n"
+      "cv.sdotusp.b %[acc], %[r2], %[f1]\n"
+      "cv.sdotusp.b %[acc], %[r0], %[f2]\n"
+      ".if %[bn]\n"
+      "mul %[acc], %[acc], %[kf]\n"
+      "add %[acc], %[acc], %[lf]\n"
+      ".endif\n"
+      "cv.clipur %[acc], %[acc], %[thi]\n"
+      ".if %[kind] == 1\n"
+      "mul %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      ".if %[kind] == 2\n"
+      "mulhu %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      "srl %[acc], %[acc], %[sh]\n"
+      ".if %[clip]\n"
+      "cv.clipur %[acc], %[acc], %[hi]\n"
+      ".endif\n"
+      "cv.sb %[acc], (%[o]), %[os]\n"
+      "cv.lw %[r1], (%[p]), %[wi]\n"
+      "mv %[acc], %[b]\n"
+      "cv.sdotusp.b %[acc], %[r2], %[f0]\n"
+      "cv.sdotusp.b %[acc], %[r0], %[f1]\n"
+      "cv.sdotusp.b %[acc], %[r1], %[f2]\n"
+      ".if %[bn]\n"
+      "mul %[acc], %[acc], %[kf]\n"
+      "add %[acc], %[acc], %[lf]\n"
+      ".endif\n"
+      "cv.clipur %[acc], %[acc], %[thi]\n"
+      ".if %[kind] == 1\n"
+      "mul %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      ".if %[kind] == 2\n"
+      "mulhu %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      "srl %[acc], %[acc], %[sh]\n"
+      ".if %[clip]\n"
+      "cv.clipur %[acc], %[acc], %[hi]\n"
+      ".endif\n"
+      "cv.sb %[acc], (%[o]), %[os]\n"
+      "add %[p], %[p], %[pstep]\n"
+      "add %[o], %[o], %[ostep_col]\n"
+      ".option pop\n"
+      : [p] "+r"(p), [o] "+r"(o), [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2),
+        [acc] "=&r"(acc)
+      : [n3] "r"(n3), [cols] "r"(cols), [wi] "r"(wi), [os] "r"(os), [pstep] "r"(pstep),
+        [ostep_col] "r"(ostep_col), [f0] "r"(f0), [f1] "r"(f1), [f2] "r"(f2), [b] "r"(q.bias),
+        [kf] "r"(q.kappa), [lf] "r"(q.lambda), [thi] "r"(q.t_hi), [mul] "r"(q.mul),
+        [sh] "r"(q.shift), [hi] "r"(q.hi), [end0] "i"(2 + 2 * 3 * per),
+        [end1] "i"(2 + 2 * (5 + 3 * per)), [bn] "i"(BN ? 1 : 0), [kind] "i"(Kind),
+        [clip] "i"(Clip ? 1 : 0)
+      : "memory");
+}
+
+/// Pointers and steps of dw3_roll_chans.
+struct dw3_chans {
+  const std::uint8_t* p;  ///< first row of the first rolled output, first channel
+  std::uint8_t* o;        ///< its output
+  const std::int8_t* w;   ///< the first channel's 3x3 filter
+  const std::int32_t *bias, *kappa, *lambda;
+  int channels, n3;
+  long wi, os;
+  long pch;  ///< input: from the end of a channel's column to the next channel's
+  long och;  ///< output: likewise
+};
+
+/// One interior column (every row inside, the unshifted filter) of a 3x3 depthwise filter
+/// at stride 1 over `channels` >= 1 consecutive channels, each `n3` >= 1 times 3 outputs: an
+/// outer hardware loop (loop 1) per channel loads the filter rows (three post-increment word
+/// loads, the fourth lane cleared by a shift pair), the bias (and kappa, lambda), the column's
+/// first two rows, runs loop 0 (dw3_roll's body) and moves to the next channel's plane and
+/// output: 15 instructions per channel (17 with batch-norm) besides the outputs. The filters
+/// are read as words: the caller keeps the last channel of the tile out (its last word would
+/// end past the weights).
+template <int Kind, bool Clip, bool BN, bool Bias>
+[[gnu::always_inline]] inline void dw3_roll_chans(const dw3_chans& c, const dw_quant& q) {
+  constexpr int per = 8 + (BN ? 2 : 0) + (Kind > 0 ? 1 : 0) + (Clip ? 1 : 0);
+  constexpr int head = 3 + (Bias ? 1 : 0) + (BN ? 2 : 0) + 6 + 2 + 1;
+  const std::uint8_t* p = c.p;
+  std::uint8_t* o = c.o;
+  const std::int8_t* w = c.w;
+  const std::int32_t* bp = Bias ? c.bias : nullptr;
+  const std::int32_t* kp = BN ? c.kappa : nullptr;
+  const std::int32_t* lp = BN ? c.lambda : nullptr;
+  std::uint32_t r0, r1, r2, acc, f0, f1, f2, kf, lf;
+  std::int32_t b;
+  __asm__ volatile(
+      ".if %[bias] == 0\n"
+      "li %[b], 0\n"
+      ".endif\n"
+      ".balign 4\n"
+      ".option push\n"
+      ".option norvc\n"
+      ".insn i 0x2B, 4, x15, %[nch], %[end1]\n"
+      "cv.lw %[f0], (%[w]), 3\n"
+      "cv.lw %[f1], (%[w]), 3\n"
+      "cv.lw %[f2], (%[w]), 3\n"
+      ".if %[bias]\n"
+      "cv.lw %[b], (%[bp]), 4\n"
+      ".endif\n"
+      ".if %[bn]\n"
+      "cv.lw %[kf], (%[kp]), 4\n"
+      "cv.lw %[lf], (%[lp]), 4\n"
+      ".endif\n"
+      "slli %[f0], %[f0], 8\n"
+      "slli %[f1], %[f1], 8\n"
+      "slli %[f2], %[f2], 8\n"
+      "srli %[f0], %[f0], 8\n"
+      "srli %[f1], %[f1], 8\n"
+      "srli %[f2], %[f2], 8\n"
+      "cv.lw %[r0], (%[p]), %[wi]\n"
+      "cv.lw %[r1], (%[p]), %[wi]\n"
+      ".insn i 0x2B, 4, x14, %[n3], %[end0]\n"
+      "cv.lw %[r2], (%[p]), %[wi]\n"
+      "mv %[acc], %[b]\n"
+      "cv.sdotusp.b %[acc], %[r0], %[f0]\n"
+      "cv.sdotusp.b %[acc], %[r1], %[f1]\n"
+      "cv.sdotusp.b %[acc], %[r2], %[f2]\n"
+      ".if %[bn]\n"
+      "mul %[acc], %[acc], %[kf]\n"
+      "add %[acc], %[acc], %[lf]\n"
+      ".endif\n"
+      "cv.clipur %[acc], %[acc], %[thi]\n"
+      ".if %[kind] == 1\n"
+      "mul %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      ".if %[kind] == 2\n"
+      "mulhu %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      "srl %[acc], %[acc], %[sh]\n"
+      ".if %[clip]\n"
+      "cv.clipur %[acc], %[acc], %[hi]\n"
+      ".endif\n"
+      "cv.sb %[acc], (%[o]), %[os]\n"
+      "cv.lw %[r0], (%[p]), %[wi]\n"
+      "mv %[acc], %[b]\n"
+      "cv.sdotusp.b %[acc], %[r1], %[f0]\n"
+      "cv.sdotusp.b %[acc], %[r2], %[f1]\n"
+      "cv.sdotusp.b %[acc], %[r0], %[f2]\n"
+      ".if %[bn]\n"
+      "mul %[acc], %[acc], %[kf]\n"
+      "add %[acc], %[acc], %[lf]\n"
+      ".endif\n"
+      "cv.clipur %[acc], %[acc], %[thi]\n"
+      ".if %[kind] == 1\n"
+      "mul %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      ".if %[kind] == 2\n"
+      "mulhu %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      "srl %[acc], %[acc], %[sh]\n"
+      ".if %[clip]\n"
+      "cv.clipur %[acc], %[acc], %[hi]\n"
+      ".endif\n"
+      "cv.sb %[acc], (%[o]), %[os]\n"
+      "cv.lw %[r1], (%[p]), %[wi]\n"
+      "mv %[acc], %[b]\n"
+      "cv.sdotusp.b %[acc], %[r2], %[f0]\n"
+      "cv.sdotusp.b %[acc], %[r0], %[f1]\n"
+      "cv.sdotusp.b %[acc], %[r1], %[f2]\n"
+      ".if %[bn]\n"
+      "mul %[acc], %[acc], %[kf]\n"
+      "add %[acc], %[acc], %[lf]\n"
+      ".endif\n"
+      "cv.clipur %[acc], %[acc], %[thi]\n"
+      ".if %[kind] == 1\n"
+      "mul %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      ".if %[kind] == 2\n"
+      "mulhu %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      "srl %[acc], %[acc], %[sh]\n"
+      ".if %[clip]\n"
+      "cv.clipur %[acc], %[acc], %[hi]\n"
+      ".endif\n"
+      "cv.sb %[acc], (%[o]), %[os]\n"
+      "add %[p], %[p], %[pch]\n"
+      "add %[o], %[o], %[och]\n"
+      ".option pop\n"
+      : [p] "+r"(p), [o] "+r"(o), [w] "+r"(w), [bp] "+r"(bp), [kp] "+r"(kp), [lp] "+r"(lp),
+        [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [acc] "=&r"(acc), [f0] "=&r"(f0),
+        [f1] "=&r"(f1), [f2] "=&r"(f2), [b] "=&r"(b), [kf] "=&r"(kf), [lf] "=&r"(lf)
+      : [nch] "r"(c.channels), [n3] "r"(c.n3), [wi] "r"(c.wi), [os] "r"(c.os),
+        [pch] "r"(c.pch), [och] "r"(c.och), [thi] "r"(q.t_hi), [mul] "r"(q.mul),
+        [sh] "r"(q.shift), [hi] "r"(q.hi), [end0] "i"(2 + 2 * 3 * per),
+        [end1] "i"(2 + 2 * (head + 3 * per + 2)), [bn] "i"(BN ? 1 : 0), [kind] "i"(Kind),
+        [clip] "i"(Clip ? 1 : 0), [bias] "i"(Bias ? 1 : 0)
+      : "memory");
+}
+
 /// The 4x1 loop (odd last pixel): 5 loads + 4 cv.sdotusp.b per 16 MACs.
 inline void mm4x1(const std::uint8_t* a0, const std::int8_t* w0, const std::int8_t* w1,
                   const std::int8_t* w2, const std::int8_t* w3, int words, std::int32_t* acc) {
