@@ -77,17 +77,6 @@ inline void matmul_columns(const tile_args& a, const atoms::epilogue& epi, const
   const atoms::epilogue ep = epi;  // a local copy: its fields stay in registers
   int co = c0;
   if (p1 != nullptr) {
-#if defined(CTILE_KERNELS_ISA_COREV)
-    // Whole words: up to 8 blocks at a time in one nested hardware loop, then requantized.
-    if (k % 4 == 0 && k >= 4) {
-      std::int32_t acc[64];
-      while (co + 4 <= c1) {
-        const int nb = (c1 - co) / 4 < 8 ? (c1 - co) / 4 : 8;
-        isa::mm4x2_blocks(p0, p1, weights + static_cast<long>(co) * k, k / 4, nb, acc);
-        for (int i = 0; i < nb; ++i, co += 4) atoms::store_block(ep, co, acc + 8 * i, o0, o1, 2);
-      }
-    }
-#endif
     for (; co + 4 <= c1; co += 4) {
       std::int32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       atoms::mm4x2(p0, p1, weights + static_cast<long>(co) * k, k, k, acc);

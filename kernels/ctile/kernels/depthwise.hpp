@@ -76,9 +76,14 @@ template <int Kind, bool Clip, bool BN>
                                 std::uint32_t kf, std::uint32_t lf, int xe, int done) {
   const long wi = g.wi, ostep = g.ostep;
   const int h_in = g.h_in, sh = g.sh, kw = g.kw, n = g.n, iy0 = g.iy0, j_top = g.j_top,
-            first = g.first, mid_all = g.mid_all, xa = g.xa;
+            mid_all = g.mid_all, xa = g.xa;
   const std::uint8_t* const end = g.end;
   const std::uint8_t* const plane = a.in + static_cast<long>(c) * h_in * wi;
+#if defined(CTILE_KERNELS_ISA_COREV)
+  constexpr bool corev = true;
+#else
+  constexpr bool corev = false;
+#endif
   std::uint8_t* const o_first = static_cast<std::uint8_t*>(a.out) +
                                 static_cast<long>(bx.y0) * ostep +
                                 static_cast<long>(bx.x0) * a.c_out + c;
@@ -101,7 +106,7 @@ template <int Kind, bool Clip, bool BN>
         }
       }
 #endif
-      for (; m >= 3; m -= 3) {
+      for (; m >= 3 && !(corev && Kind < 3); m -= 3) {  // CORE-V: done by the assembly
         const std::uint32_t r2 = isa::load4(p);
         *o = dw_finish<Kind, Clip, BN>(q, c, kf, lf, dw3_dot(r0, r1, r2, f0, f1, f2, b));
         o += ostep;
@@ -131,54 +136,45 @@ template <int Kind, bool Clip, bool BN>
       }
     }
   };
-  // Outputs [j0, j1) one by one: rows outside [0, h_in) are zero, words that would end
-  // past the tile are read byte by byte.
-  const auto one_by_one = [&](const std::uint8_t* col, std::uint8_t* o, int j0, int j1,
-                              std::uint32_t f0, std::uint32_t f1, std::uint32_t f2)
-      __attribute__((always_inline)) {
-    const auto row = [&](int iy) __attribute__((always_inline))->std::uint32_t {
-      return iy >= 0 && iy < h_in ? dw_row_tail(col + iy * wi, end) : 0u;
-    };
-    o += j0 * ostep;
-    for (int j = j0; j < j1; ++j, o += ostep) {
-      const int iy = iy0 + j * sh;
-      *o = dw_finish<Kind, Clip, BN>(q, c, kf, lf,
-                                     dw3_dot(row(iy), row(iy + 1), row(iy + 2), f0, f1, f2, b));
-    }
-  };
-  // One column outside the interior run: filter words shifted / masked for its padding,
-  // the outputs whose rows are all inside and end inside the tile rolled, the others one by
-  // one.
-  const auto border_column = [&](int x) __attribute__((always_inline)) {
+  // Column by column (the interior run's columns only need their top and bottom outputs
+  // and the rest of the rolled run): outputs [rb, re) rolled, the others one by one (rows
+  // outside [0, h_in) zero, words that would end past the tile read byte by byte).
+  for (int x = bx.x0; x < bx.x1; ++x) {
+    const bool interior = x >= xa && x < xe;
+    if (interior && !g.edges && done >= mid_all) continue;
     const int ix0 = x * a.sw - a.pad_l;
     const int sl = ix0 < 0 ? -ix0 : 0;
     const int lanes = (ix0 + kw > a.w_in ? a.w_in - ix0 : kw) - sl;
-    std::uint8_t* const o = o_first + static_cast<long>(x - bx.x0) * a.c_out;
+    std::uint8_t* o = o_first + static_cast<long>(x - bx.x0) * a.c_out;
     if (lanes <= 0) {  // a window in the padding only
       for (int j = 0; j < n; ++j) o[j * ostep] = dw_finish<Kind, Clip, BN>(q, c, kf, lf, b);
-      return;
+      continue;
     }
     const std::uint32_t mask = lanes >= 4 ? ~0u : (1u << (8 * lanes)) - 1u;
     const std::uint32_t f0 = (fr0 >> (8 * sl)) & mask, f1 = (fr1 >> (8 * sl)) & mask,
                         f2 = (fr2 >> (8 * sl)) & mask;
     const std::uint8_t* const col = plane + ix0 + sl;
-    int mid = mid_all;
-    while (mid > 0 && end - (col + (first + (mid - 1) * sh + 2) * wi) < 4) --mid;
-    one_by_one(col, o, 0, j_top, f0, f1, f2);
-    if (mid > 0) run(col, o, j_top, mid, f0, f1, f2);
-    one_by_one(col, o, j_top + mid, n, f0, f1, f2);
-  };
-  for (int x = bx.x0; x < xa; ++x) border_column(x);
-  for (int x = xa; x < xe; ++x) {
-    const std::uint8_t* cx = plane + x * a.sw - a.pad_l;
-    std::uint8_t* ow = o_first + static_cast<long>(x - bx.x0) * a.c_out;
-    if (g.edges) {
-      one_by_one(cx, ow, 0, j_top, fr0, fr1, fr2);
-      one_by_one(cx, ow, j_top + mid_all, n, fr0, fr1, fr2);
+    int rb = j_top, re = j_top + mid_all;  // the rolled outputs of this column
+    if (interior) {
+      rb += done;
+    } else {
+      while (re > rb && end - (col + (iy0 + (re - 1) * sh + 2) * wi) < 4) --re;
     }
-    if (done < mid_all) run(cx, ow, j_top + done, mid_all - done, fr0, fr1, fr2);
+    const auto row = [&](int iy) __attribute__((always_inline))->std::uint32_t {
+      return iy >= 0 && iy < h_in ? dw_row_tail(col + iy * wi, end) : 0u;
+    };
+    for (int j = 0; j < n; ++j) {
+      if (j == rb && re > rb) {
+        run(col, o, rb, re - rb, f0, f1, f2);
+        j = re - 1;
+        continue;
+      }
+      if (interior && j >= j_top && j < j_top + mid_all) continue;  // rolled already
+      const int iy = iy0 + j * sh;
+      o[j * ostep] = dw_finish<Kind, Clip, BN>(
+          q, c, kf, lf, dw3_dot(row(iy), row(iy + 1), row(iy + 2), f0, f1, f2, b));
+    }
   }
-  for (int x = xe > xa ? xe : xa; x < bx.x1; ++x) border_column(x);
 }
 
 template <int Kind, bool Clip, bool BN>
