@@ -99,6 +99,33 @@ int conv_test(int kh, int kw, int s, int pt, int pb, int pl, int pr, core_split 
   return report(name, out, want, oh * ow * CO);
 }
 
+// Pointwise with 4 input channels (one word per pixel: the block loop's first iteration is
+// the whole row) on the input seen as H x 3W x 4.
+int pointwise_c4_test(quant_case qc, const char* name) {
+  constexpr int w3 = 3 * W, c4 = 4;
+  const requant q = qc.q;
+  for (int y = 0; y < H; ++y)
+    for (int xx = 0; xx < w3; ++xx)
+      for (int co = 0; co < CO; ++co) {
+        std::int64_t acc = 0;
+        for (int ci = 0; ci < c4; ++ci) acc += x[(y * w3 + xx) * c4 + ci] * w[co * c4 + ci];
+        if (qc.bias) acc += bias[co];
+        want[(y * w3 + xx) * CO + co] = apply(q, naive_t(acc, co, qc.bn));
+      }
+  tile_args a = base();
+  a.w_in = w3, a.c_in = c4;
+  a.out = out, a.h_out = H, a.w_out = w3, a.c_out = CO;
+  a.weights = w;
+  a.bias = qc.bias ? bias : nullptr;
+  a.kappa = qc.bn ? kappa : nullptr, a.lambda = qc.bn ? lambda : nullptr;
+  a.quant = plan_requant(q, {-(1ll << 27), 1ll << 27});
+  a.split = {split_kind::rows};
+  if (check(kernel_kind::pointwise, a) != args_problem::none) return 1000;
+  if (qc.kind >= 0 && atoms::fast_kind(a.quant) != qc.kind) return 1000;
+  run_all(kernel_kind::pointwise, a);
+  return report(name, out, want, H * w3 * CO);
+}
+
 int depthwise_test(quant_case qc, const char* name) {
   const int oh = H, ow = W;  // 3x3 same
   const requant q = qc.q;
@@ -260,6 +287,8 @@ int main() {
     bad += conv_test(1, 1, 1, 0, 0, 0, 0, {split_kind::cols}, pw_names[i], fast[i]);
     bad += depthwise_test(fast[i], dw_names[i]);
   }
+  bad += pointwise_c4_test(fast[0], "pointwise_c4_shift_bn");
+  bad += pointwise_c4_test(fast[2], "pointwise_c4_clip_bias_bn");
   bad += depthwise_test(generic_bn, "depthwise3x3");
   bad += depthwise_test({{3000, (1 << 24) - 1, 1, 200}, true, true, 3}, "depthwise3x3_lo");
   bad += linear_test();

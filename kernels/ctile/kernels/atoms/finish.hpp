@@ -78,22 +78,6 @@ struct epilogue {
   }
 };
 
-/// One output with the plan's path (0: shift32, 1: mulhi, 2: other) and lo == 0 known at
-/// compile time.
-template <int Path, bool Lo0>
-[[gnu::always_inline]] inline std::int32_t finish_as(const epilogue& e, int co, std::int32_t acc) {
-  if constexpr (Path == 2) {
-    return e(co, acc);
-  } else {
-    const auto t = static_cast<std::uint32_t>(detail::t32(e.bias, e.kappa, e.lambda, co, acc));
-    const auto c = static_cast<std::uint32_t>(isa::clipu_r(static_cast<std::int32_t>(t), e.t_hi));
-    const auto y = static_cast<std::int32_t>(
-        Path == 0 ? (c * e.mul) >> e.shift
-                  : static_cast<std::uint32_t>((std::uint64_t{c} * e.mul) >> 32) >> e.shift);
-    return Lo0 ? isa::clipu_r(y, e.hi) : isa::min(isa::max(y, e.lo), e.hi);
-  }
-}
-
 /// Requantizes acc[2 f + p] (filter f of 4 from channel `co`, pixel p of 2) into o0[co + f] /
 /// o1[co + f], each channel's bias / kappa / lambda loaded once for both pixels; the plan's
 /// path and whether lo is 0 are template arguments, chosen once per block.
