@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """A small instruction-set simulator for the CORE-V builds of the kernel test programs.
 
-Usage: corev_iss.py [--trace-loops] ELF
+Usage: corev_iss.py [--profile] ELF
+
+With --profile, the instructions and estimated cycles spent while the counters run (between
+`csrw mcountinhibit, 0` and the end) are printed per function of the ELF's symbol table, and
+per instruction address for the hottest addresses.
 
 QEMU cannot execute CORE-V instructions, so this runs the freestanding cycle programs of
 bench/kernels/cycles (model memory map: RAM at 0x0, entry 0x80, a byte stored to 0x10000000
@@ -60,6 +64,7 @@ class Machine:
         self.out = []
         self.last_load_rd = 0
         self.cache = {}
+        self.profile = None  # pc -> [instructions, cycles] while the counters run
 
     # Memory.
     def load(self, addr, size, signed):
@@ -111,6 +116,7 @@ class Machine:
                 op = self.decode(pc)
                 self.cache[pc] = op
             fn, size, reads, rd_load = op
+            c0 = self.cycles
             if self.last_load_rd and self.last_load_rd in reads:
                 self.cycles += 1
             self.last_load_rd = 0
@@ -118,6 +124,10 @@ class Machine:
             x[0] = 0
             self.instret += 1
             self.cycles += 1
+            if self.profile is not None and not (self.inhibit & 1):
+                e = self.profile.setdefault(pc, [0, 0])
+                e[0] += 1
+                e[1] += self.cycles - c0
             if nxt is None:
                 nxt = pc + size
                 # Hardware loops: the last instruction of a body jumps back while count > 1.
@@ -644,17 +654,61 @@ def load_elf(path):
     return image, entry
 
 
+def load_functions(path):
+    """(address, size, name) of the FUNC symbols of a 32-bit ELF, sorted by address."""
+    data = open(path, "rb").read()
+    shoff, = struct.unpack_from("<I", data, 32)
+    shentsize, shnum = struct.unpack_from("<HH", data, 46)
+    sections = [struct.unpack_from("<IIIIIIIIII", data, shoff + i * shentsize)
+                for i in range(shnum)]
+    funcs = []
+    for sec in sections:
+        if sec[1] != 2:  # SHT_SYMTAB
+            continue
+        strtab = sections[sec[6]]
+        for off in range(sec[4], sec[4] + sec[5], 16):
+            name, value, size, info = struct.unpack_from("<IIIB", data, off)
+            if info & 15 != 2:
+                continue
+            end = data.index(b"\0", strtab[4] + name)
+            funcs.append((value & ~1, size, data[strtab[4] + name:end].decode()))
+    return sorted(funcs)
+
+
+def print_profile(m, path, top=40):
+    funcs = load_functions(path)
+    per = {}
+    for pc, (n, c) in m.profile.items():
+        name = "?"
+        for a, size, fname in funcs:
+            if a <= pc < a + max(size, 1):
+                name = fname
+        e = per.setdefault(name, [0, 0])
+        e[0] += n
+        e[1] += c
+    sys.stdout.write("profile: instructions cycles function\n")
+    for name, (n, c) in sorted(per.items(), key=lambda kv: -kv[1][1]):
+        sys.stdout.write(f"  {n:10d} {c:10d} {name}\n")
+    sys.stdout.write("profile: hottest addresses (instructions cycles)\n")
+    for pc, (n, c) in sorted(m.profile.items(), key=lambda kv: -kv[1][1])[:top]:
+        sys.stdout.write(f"  {pc:#010x} {n:10d} {c:10d}\n")
+
+
 def main():
     path = sys.argv[-1]
     image, entry = load_elf(path)
     m = Machine(image, entry)
     m.x[2] = m.base + m.size
+    if "--profile" in sys.argv[1:-1]:
+        m.profile = {}
     code = 0
     try:
         m.run()
     except Exit as e:
         code = e.code
     sys.stdout.write("".join(m.out))
+    if m.profile is not None:
+        print_profile(m, path)
     sys.stdout.write(f"iss: {m.instret} instructions executed in total, exit code {code}\n")
     return code
 

@@ -27,7 +27,6 @@ alignas(4) std::uint8_t scratch[scratch_bytes(kernel_kind::conv, H, C, 5, 5, 1, 
                                 scratch_bytes(kernel_kind::depthwise, H, C, 3, 3, 1, 8)];
 
 std::int32_t naive_t(std::int64_t acc, int co, bool bn) {
-  acc += bias[co];
   return static_cast<std::int32_t>(bn ? std::int64_t{kappa[co]} * acc + lambda[co] : acc);
 }
 
@@ -56,10 +55,21 @@ void run_all(kernel_kind k, tile_args a) {
   }
 }
 
+/// A requantization and the parameters present; `kind` is the fast kind the plan must get
+/// (atoms::fast_kind: 0 shift, 1 shift32, 2 mulhi, 3 generic; -1: any), so that each path
+/// is run. A multiplier above the divisor (the final clip) leaves few values strictly inside
+/// 0..255, but every clipped 255 checks the clip.
+struct quant_case {
+  requant q;
+  bool bias, bn;
+  int kind;
+};
+constexpr quant_case generic_bn{{3000, (1 << 24) - 1, 0, 255}, true, true, -1};
+
 int conv_test(int kh, int kw, int s, int pt, int pb, int pl, int pr, core_split split,
-              const char* name) {
+              const char* name, quant_case qc = generic_bn) {
   const int oh = (H + pt + pb - kh) / s + 1, ow = (W + pl + pr - kw) / s + 1;
-  const requant q{3000, (1 << 24) - 1, 0, 255};
+  const requant q = qc.q;
   for (int oy = 0; oy < oh; ++oy)
     for (int ox = 0; ox < ow; ++ox)
       for (int co = 0; co < CO; ++co) {
@@ -71,23 +81,54 @@ int conv_test(int kh, int kw, int s, int pt, int pb, int pl, int pr, core_split 
             for (int ci = 0; ci < C; ++ci)
               acc += x[(iy * W + ix) * C + ci] * w[((co * kh + ky) * kw + kx) * C + ci];
           }
-        want[(oy * ow + ox) * CO + co] = apply(q, naive_t(acc, co, true));
+        if (qc.bias) acc += bias[co];
+        want[(oy * ow + ox) * CO + co] = apply(q, naive_t(acc, co, qc.bn));
       }
   tile_args a = base();
   a.out = out, a.h_out = oh, a.w_out = ow, a.c_out = CO;
   a.kh = kh, a.kw = kw, a.sh = a.sw = s;
   a.pad_t = pt, a.pad_b = pb, a.pad_l = pl, a.pad_r = pr;
-  a.weights = w, a.bias = bias, a.kappa = kappa, a.lambda = lambda;
+  a.weights = w;
+  a.bias = qc.bias ? bias : nullptr;
+  a.kappa = qc.bn ? kappa : nullptr, a.lambda = qc.bn ? lambda : nullptr;
   a.quant = plan_requant(q, {-(1ll << 27), 1ll << 27});
   a.split = split;
   if (check(kernel_kind::conv, a) != args_problem::none) return 1000;
+  if (qc.kind >= 0 && atoms::fast_kind(a.quant) != qc.kind) return 1000;
   run_all(kernel_kind::conv, a);
   return report(name, out, want, oh * ow * CO);
 }
 
-int depthwise_test() {
+// Pointwise with 4 input channels (one word per pixel: the block loop's first iteration is
+// the whole row) on the input seen as H x 3W x 4.
+int pointwise_c4_test(quant_case qc, const char* name) {
+  constexpr int w3 = 3 * W, c4 = 4;
+  const requant q = qc.q;
+  for (int y = 0; y < H; ++y)
+    for (int xx = 0; xx < w3; ++xx)
+      for (int co = 0; co < CO; ++co) {
+        std::int64_t acc = 0;
+        for (int ci = 0; ci < c4; ++ci) acc += x[(y * w3 + xx) * c4 + ci] * w[co * c4 + ci];
+        if (qc.bias) acc += bias[co];
+        want[(y * w3 + xx) * CO + co] = apply(q, naive_t(acc, co, qc.bn));
+      }
+  tile_args a = base();
+  a.w_in = w3, a.c_in = c4;
+  a.out = out, a.h_out = H, a.w_out = w3, a.c_out = CO;
+  a.weights = w;
+  a.bias = qc.bias ? bias : nullptr;
+  a.kappa = qc.bn ? kappa : nullptr, a.lambda = qc.bn ? lambda : nullptr;
+  a.quant = plan_requant(q, {-(1ll << 27), 1ll << 27});
+  a.split = {split_kind::rows};
+  if (check(kernel_kind::pointwise, a) != args_problem::none) return 1000;
+  if (qc.kind >= 0 && atoms::fast_kind(a.quant) != qc.kind) return 1000;
+  run_all(kernel_kind::pointwise, a);
+  return report(name, out, want, H * w3 * CO);
+}
+
+int depthwise_test(quant_case qc, const char* name) {
   const int oh = H, ow = W;  // 3x3 same
-  const requant q{3, 1000, 0, 255};
+  const requant q = qc.q;
   for (int c = 0; c < C; ++c)
     for (int y = 0; y < H; ++y)
       for (int xx = 0; xx < W; ++xx) xchw[(c * H + y) * W + xx] = x[(y * W + xx) * C + c];
@@ -101,17 +142,21 @@ int depthwise_test() {
             if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
             acc += x[(iy * W + ix) * C + c] * w[(c * 3 + ky) * 3 + kx];
           }
-        want[(oy * ow + ox) * C + c] = apply(q, acc + bias[c]);
+        if (qc.bias) acc += bias[c];
+        want[(oy * ow + ox) * C + c] = apply(q, naive_t(acc, c, qc.bn));
       }
   tile_args a = base();
   a.in = xchw;
   a.out = out, a.h_out = oh, a.w_out = ow, a.c_out = C;
   a.kh = a.kw = 3, a.pad_t = a.pad_b = a.pad_l = a.pad_r = 1;
-  a.weights = w, a.bias = bias;
-  a.quant = plan_requant(q, {-(1 << 20), 1 << 20});
+  a.weights = w;
+  a.bias = qc.bias ? bias : nullptr;
+  a.kappa = qc.bn ? kappa : nullptr, a.lambda = qc.bn ? lambda : nullptr;
+  a.quant = plan_requant(q, {-(1 << 26), 1 << 26});
   a.split = {split_kind::channels};
+  if (qc.kind >= 0 && atoms::fast_kind(a.quant) != qc.kind) return 1000;
   run_all(kernel_kind::depthwise, a);
-  return report("depthwise3x3", out, want, oh * ow * C);
+  return report(name, out, want, oh * ow * C);
 }
 
 int linear_test() {
@@ -224,7 +269,28 @@ int main() {
   bad += conv_test(5, 5, 2, 2, 1, 0, 2, {split_kind::grid, 2, 4}, "conv5x5s2");
   bad += conv_test(1, 1, 1, 0, 0, 0, 0, {split_kind::channels}, "pointwise");
   bad += conv_test(1, 1, 2, 0, 0, 0, 0, {split_kind::cols}, "pointwise_s2");
-  bad += depthwise_test();
+  // Every fast requantization kind, with and without the final clip, bias and batch-norm.
+  const quant_case fast[] = {{{1, 1 << 14, 0, 255}, false, true, 0},
+                             {{11, 1 << 16, 0, 255}, true, false, 1},
+                             {{100, 1, 0, 255}, true, true, 1},
+                             {{3, 100000, 0, 255}, false, false, 2},
+                             {{3, 1000, 0, 255}, true, false, 2}};
+  const char* conv_names[] = {"conv3x3_shift_bn", "conv3x3_mul_bias", "conv3x3_clip_bias_bn",
+                              "conv3x3_mulhi", "conv3x3_mulhi_bias"};
+  const char* pw_names[] = {"pointwise_shift_bn", "pointwise_mul_bias", "pointwise_clip_bias_bn",
+                            "pointwise_mulhi", "pointwise_mulhi_bias"};
+  const char* dw_names[] = {"depthwise3x3_shift_bn", "depthwise3x3_mul_bias",
+                            "depthwise3x3_clip_bias_bn", "depthwise3x3_mulhi",
+                            "depthwise3x3_mulhi_bias"};
+  for (int i = 0; i < 5; ++i) {
+    bad += conv_test(3, 3, 1, 1, 1, 1, 1, {split_kind::rows}, conv_names[i], fast[i]);
+    bad += conv_test(1, 1, 1, 0, 0, 0, 0, {split_kind::cols}, pw_names[i], fast[i]);
+    bad += depthwise_test(fast[i], dw_names[i]);
+  }
+  bad += pointwise_c4_test(fast[0], "pointwise_c4_shift_bn");
+  bad += pointwise_c4_test(fast[2], "pointwise_c4_clip_bias_bn");
+  bad += depthwise_test(generic_bn, "depthwise3x3");
+  bad += depthwise_test({{3000, (1 << 24) - 1, 1, 200}, true, true, 3}, "depthwise3x3_lo");
   bad += linear_test();
   bad += pool_add_test();
   std::printf("result=%s\n", bad == 0 ? "pass" : "FAIL");

@@ -410,6 +410,57 @@ TEST(Kernels, EveryRequantPath) {
   for (int m = 1; m < 5; ++m) EXPECT_GT(seen[m], 0) << "requant mode " << m << " not exercised";
 }
 
+// The fast requantization kinds (shift only, shift32, mulhi) with and without the final clip,
+// bias and batch-norm: each one its own instantiation of the conv / pointwise pair loop and
+// the depthwise column loop. The plans are classified first, so that none is skipped.
+TEST(Kernels, EveryFastRequantKindAndOption) {
+  rng_t g(11);
+  struct q_case {
+    std::int64_t m, d;
+    int kind;
+    bool clip;
+  };
+  const q_case qs[] = {{1, 1 << 12, 0, false},
+                       {11, 1 << 14, 1, false},
+                       {3, 100000, 2, false},
+                       {100, 1, 1, true},
+                       {1, 1, 0, false}};
+  bool seen[3][2][2][2] = {};
+  for (const q_case& q : qs)
+    for (int opt = 0; opt < 4; ++opt) {
+      const bool bias = (opt & 2) != 0, bn = (opt & 1) != 0;
+      for (int which = 0; which < 3; ++which) {
+        layer l = which == 0   ? conv2d(7, 3).same()
+                  : which == 1 ? pointwise(9)
+                               : depthwise(3).same();
+        if (bias) l = l.with_bias();
+        if (bn) l = l.bn();
+        l = l.requantized(q.m, q.d);
+        const layer_case c =
+            make_case({input(which == 2 ? 7 : 5, which == 1 ? 6 : 5, which == 2 ? 6 : 8), l}, g);
+        const tile_run r(c, {0, c.l.out.h, 0, c.l.out.w, 0, c.l.out.c}, false);
+        const atoms::fast_requant f = atoms::fast_of(r.a);
+        ASSERT_EQ(atoms::fast_kind(r.a.quant), q.kind) << q.m << "/" << q.d << " op " << which << " options " << opt;
+        ASSERT_EQ(f.clip, q.clip) << q.m << "/" << q.d;
+        seen[q.kind][q.clip][bias][bn] = true;
+        for (int cores : {1, 2, 5})
+          ASSERT_TRUE(r.run(cores, {split_kind::rows}, false)) << op_name(c.l.kind);
+        // Border tiles (padding on every side) and an inner tile.
+        for (const tile t : {tile{0, 2, 0, 2, 0, c.l.out.c},
+                             tile{c.l.out.h - 2, c.l.out.h, c.l.out.w - 3, c.l.out.w, 1, c.l.out.c},
+                             tile{1, c.l.out.h - 1, 1, c.l.out.w - 1, 0, c.l.out.c}}) {
+          const tile_run rt(c, t, false);
+          ASSERT_TRUE(rt.run(1, {split_kind::rows}, false)) << op_name(c.l.kind);
+        }
+      }
+    }
+  for (int k = 0; k < 3; ++k)
+    for (int o = 0; o < 8; ++o)
+      if (k == 1 || (o & 4) == 0) {  // only a multiplier > divisor needs the final clip
+        EXPECT_TRUE(seen[k][(o >> 2) & 1][(o >> 1) & 1][o & 1]) << k << " " << o;
+      }
+}
+
 TEST(Kernels, InputWindowOfATile) {
   std::vector<layer> ls{input(10, 9, 2), conv2d(4, 3).strides(2, 1).padded(1, 2, 2, 0)};
   ASSERT_TRUE(infer(ls).ok());

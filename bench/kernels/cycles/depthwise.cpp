@@ -1,4 +1,6 @@
-// 3x3 depthwise on one L1 tile, one core: output 24 x 4 x 32 (HWC), input CHW 32 x 26 x 6.
+// 3x3 depthwise on one L1 tile, one core: output 24 x 4 x 32 (HWC), input CHW 32 x 26 x 6,
+// bias; requantization 3 / 1000 (an exact mulhu plan), or with BENCH_SHIFT 11 / 2^12 (a
+// power-of-two divisor: a 32-bit multiply and a shift).
 #include "common.hpp"
 
 using namespace bench;
@@ -17,7 +19,13 @@ int main() {
   fill(in, C * IH * IW, g);
   fill(w, C * 9, g);
   for (int c = 0; c < C; ++c) bias[c] = static_cast<int>(g.next() % 2001) - 1000;
+#if defined(BENCH_SHIFT)
+  const requant q{11, 1 << 12, 0, 255};
+  const char* name = "depthwise3x3_shift";
+#else
   const requant q{3, 1000, 0, 255};
+  const char* name = "depthwise3x3";
+#endif
   for (int oy = 0; oy < OH; ++oy)
     for (int ox = 0; ox < OW; ++ox)
       for (int c = 0; c < C; ++c) {
@@ -34,6 +42,6 @@ int main() {
   a.weights = w, a.bias = bias;
   a.quant = plan_requant(q, range_of(w, C, 9, bias, nullptr, nullptr));
   a.scratch = scratch;
-  return timed("depthwise3x3", std::uint64_t{OH} * OW * C * 9, kernel_kind::depthwise, a, out, want,
+  return timed(name, std::uint64_t{OH} * OW * C * 9, kernel_kind::depthwise, a, out, want,
                OH * OW * C);
 }

@@ -11,7 +11,7 @@ import re
 import subprocess
 import sys
 
-MATTR = "--mattr=+xcvsimd,+xcvmac,+xcvmem,+xcvalu,+xcvbi"
+MATTR = "--mattr=+m,+xcvsimd,+xcvmac,+xcvmem,+xcvalu,+xcvbi"
 LINE = re.compile(r"^\s*([0-9a-f]+):\s+([0-9a-f]+)\s+(\S+)?")
 FUNC = re.compile(r"^([0-9a-f]+) <(.+)>:$")
 

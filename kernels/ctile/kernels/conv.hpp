@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "ctile/kernels/args.hpp"
 #include "ctile/kernels/atoms/finish.hpp"
@@ -76,17 +77,6 @@ inline void matmul_columns(const tile_args& a, const atoms::epilogue& epi, const
   const atoms::epilogue ep = epi;  // a local copy: its fields stay in registers
   int co = c0;
   if (p1 != nullptr) {
-#if defined(CTILE_KERNELS_ISA_COREV)
-    // Whole words: up to 8 blocks at a time in one nested hardware loop, then requantized.
-    if (k % 4 == 0 && k >= 4) {
-      std::int32_t acc[64];
-      while (co + 4 <= c1) {
-        const int nb = (c1 - co) / 4 < 8 ? (c1 - co) / 4 : 8;
-        isa::mm4x2_blocks(p0, p1, weights + static_cast<long>(co) * k, k / 4, nb, acc);
-        for (int i = 0; i < nb; ++i, co += 4) atoms::store_block(ep, co, acc + 8 * i, o0, o1, 2);
-      }
-    }
-#endif
     for (; co + 4 <= c1; co += 4) {
       std::int32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       atoms::mm4x2(p0, p1, weights + static_cast<long>(co) * k, k, k, acc);
@@ -108,25 +98,154 @@ inline void matmul_columns(const tile_args& a, const atoms::epilogue& epi, const
     o0[co] = u8(ep(co, atoms::dot(p0, weights + static_cast<long>(co) * k, k, 0)));
 }
 
+/// Channels [c0, c1) of one pixel (p1 null: 4 x 1 blocks, then one by one) or the leftover
+/// channels of a pixel pair (one by one), out of the hot loop.
+template <int Kind>
+[[gnu::noinline]] inline void conv_rest(const std::int8_t* weights, const atoms::fast_requant& q,
+                                        const std::uint8_t* p0, const std::uint8_t* p1,
+                                        const rows_geometry& g, int c0, int c1, std::uint8_t* o0,
+                                        std::uint8_t* o1) {
+  const long pitch = g.pitch();
+  const int rows = g.rows();
+  const int k = g.k;
+  int co = c0;
+  const std::int8_t* w = weights + static_cast<long>(co) * k;
+  if (p1 == nullptr) {
+    for (; co + 4 <= c1; co += 4, w += 4 * k) {
+      std::int32_t s[8];
+      atoms::mm4x1_rows(p0, pitch, rows, w, k, g.words, s);
+      atoms::store4xn<Kind, 1>(q, co, s, o0, o0);
+    }
+  }
+  for (; co < c1; ++co, w += k) {
+    o0[co] = atoms::fast_one<Kind>(q, co, atoms::dot_rows(p0, pitch, rows, w, g.words));
+    if (p1 != nullptr)
+      o1[co] = atoms::fast_one<Kind>(q, co, atoms::dot_rows(p1, pitch, rows, w, g.words));
+  }
+}
+
+/// The generic pair path (filters of K mod 4 != 0 bytes): im2col (or the pixels themselves for
+/// pointwise) and per-column dots with the K mod 4 tail.
+[[gnu::noinline]] inline void conv_generic(const tile_args& a, int oy, int ox, bool two, int c0,
+                                           int c1, std::uint8_t* col0, std::uint8_t* col1,
+                                           std::uint8_t* o0, std::uint8_t* o1) {
+  const atoms::epilogue ep(a);
+  const int k = a.kh * a.kw * a.c_in;
+  const std::uint8_t* p0 = col0;
+  const std::uint8_t* p1 = col1;
+  if (col0 == nullptr) {  // pointwise: the pixels themselves
+    p0 = a.in + (static_cast<long>(oy) * a.sh * a.w_in + static_cast<long>(ox) * a.sw) * a.c_in;
+    p1 = p0 + static_cast<long>(a.sw) * a.c_in;
+  } else {
+    im2col(a, oy, ox, col0);
+    if (two) im2col(a, oy, ox + 1, col1);
+  }
+  matmul_columns(a, ep, p0, two ? p1 : nullptr, k, c0, c1, o0, o1);
+}
+
+/// This core's box of a conv or pointwise tile, pixel pair by pixel pair, with the
+/// requantization kind and its options (final clip, bias, batch-norm) fixed: a pair whose
+/// windows lie inside the tile and whose kernel rows are whole words is read in place (a
+/// kernel row of a pixel is kw * c_in contiguous bytes of HWC input); otherwise its two
+/// windows are copied (im2col, zero padding) to `col0` / `col1`; when neither works (filters
+/// of K mod 4 != 0 bytes) the generic path runs. Each 4 x 2 block is requantized straight
+/// from registers, its parameters and outputs walking with the blocks.
+template <int Kind, bool Clip, bool Bias, bool BN>
+inline void conv_pairs(const tile_args& a, const box& b, std::uint8_t* col0, std::uint8_t* col1) {
+  const atoms::fast_requant q = atoms::fast_of(a);  // a local copy: fields stay in registers
+  auto* out = static_cast<std::uint8_t*>(a.out);
+  const int c = a.c_in;
+  const int row = a.kw * c;
+  const int k = a.kh * row;
+  const bool rows_words = (row & 3) == 0;
+  const rows_geometry in_place = rows_geometry_of(a.w_in * c, a.kh, rows_words ? row / 4 : 1);
+  const rows_geometry one_row = rows_geometry_of(k & ~3, 1, k / 4 > 0 ? k / 4 : 1);
+  const int nb = (b.c1 - b.c0) / 4;
+  const int c_blocks = b.c0 + 4 * nb;
+  const std::int8_t* const w_first = a.weights + static_cast<long>(b.c0) * k;
+  for (int oy = b.y0; oy < b.y1; ++oy) {
+    std::uint8_t* orow = out + static_cast<long>(oy) * a.w_out * a.c_out;
+    const int iy0 = oy * a.sh - a.pad_t;
+    const bool rows_inside = iy0 >= 0 && iy0 + a.kh <= a.h_in;
+    for (int ox = b.x0; ox < b.x1; ox += 2) {
+      const bool two = ox + 1 < b.x1;
+      const int ix0 = ox * a.sw - a.pad_l;
+      const int ix_last = ix0 + (two ? a.sw : 0);
+      std::uint8_t* o0 = orow + static_cast<long>(ox) * a.c_out;
+      std::uint8_t* o1 = o0 + a.c_out;
+      const std::uint8_t* p0;
+      const std::uint8_t* p1;
+      const rows_geometry* g;
+      if (rows_words && rows_inside && ix0 >= 0 && ix_last + a.kw <= a.w_in) {
+        p0 = a.in + (static_cast<long>(iy0) * a.w_in + ix0) * c;
+        p1 = p0 + static_cast<long>(a.sw) * c;
+        g = &in_place;
+      } else if ((k & 3) == 0 && col0 != nullptr) {
+        im2col(a, oy, ox, col0);
+        if (two) im2col(a, oy, ox + 1, col1);
+        p0 = col0, p1 = col1;
+        g = &one_row;
+      } else {
+        conv_generic(a, oy, ox, two, b.c0, b.c1, col0, col1, o0, o1);
+        continue;
+      }
+      if (!two) {
+        conv_rest<Kind>(a.weights, q, p0, nullptr, *g, b.c0, b.c1, o0, o1);
+        continue;
+      }
+      if (nb > 0) {
+        const std::int8_t* w = w_first;
+        std::uint8_t* q0 = o0 + b.c0;
+        std::uint8_t* q1 = o1 + b.c0;
+        if constexpr (Kind < 3) {
+          const std::int32_t* bp = Bias ? q.bias + b.c0 : nullptr;
+          const std::int32_t* kp = BN ? q.kappa + b.c0 : nullptr;
+          const std::int32_t* lp = BN ? q.lambda + b.c0 : nullptr;
+          for (int i = nb; i != 0; --i) {
+            std::int32_t s[8];
+            atoms::mm4x2_rows(p0, p1, *g, w, s);
+            atoms::store4x2_at<Kind, Clip, Bias, BN>(q, s, q0, q1, bp, kp, lp);
+            q0 += 4, q1 += 4;
+            if constexpr (Bias) bp += 4;
+            if constexpr (BN) kp += 4, lp += 4;
+          }
+        } else {
+          for (int co = b.c0; co < c_blocks; co += 4) {
+            std::int32_t s[8];
+            atoms::mm4x2_rows(p0, p1, *g, w, s);
+            atoms::store4xn<3, 2>(q, co, s, o0, o1);
+          }
+        }
+      }
+      if (c_blocks < b.c1) conv_rest<Kind>(a.weights, q, p0, p1, *g, c_blocks, b.c1, o0, o1);
+    }
+  }
+}
+
+/// conv_pairs with the plan's requantization kind and the options of this call.
+inline void conv_any(const tile_args& a, const box& b, std::uint8_t* col0, std::uint8_t* col1) {
+  const atoms::fast_requant q = atoms::fast_of(a);
+  const int kind = atoms::fast_kind(a.quant);
+  if (kind == 3) return conv_pairs<3, false, false, false>(a, b, col0, col1);
+  const int opt = (q.clip ? 4 : 0) + (q.bias != nullptr ? 2 : 0) + (q.kappa != nullptr ? 1 : 0);
+  // One instantiation per kind (0..2) and option set: clip (4), bias (2), batch-norm (1).
+  [&]<int... O>(std::integer_sequence<int, O...>) {
+    (void)((kind * 8 + opt == O
+                ? (conv_pairs<O / 8, (O & 4) != 0, (O & 2) != 0, (O & 1) != 0>(a, b, col0, col1),
+                   true)
+                : false) ||
+           ...);
+  }
+  (std::make_integer_sequence<int, 24>{});
+}
+
 }  // namespace detail
 
 /// Pointwise convolution (1x1 kernel, any stride, no padding): this core's part of the tile.
 inline void pointwise_hwc(const tile_args& a) {
   const box b = work_of(kernel_kind::pointwise, a);
   if (b.empty()) return;
-  auto* out = static_cast<std::uint8_t*>(a.out);
-  const atoms::epilogue ep(a);
-  const int k = a.c_in;
-  for (int oy = b.y0; oy < b.y1; ++oy) {
-    const std::uint8_t* row = a.in + static_cast<long>(oy) * a.sh * a.w_in * k;
-    std::uint8_t* orow = out + static_cast<long>(oy) * a.w_out * a.c_out;
-    for (int ox = b.x0; ox < b.x1; ox += 2) {
-      const std::uint8_t* p0 = row + static_cast<long>(ox) * a.sw * k;
-      const std::uint8_t* p1 = ox + 1 < b.x1 ? p0 + static_cast<long>(a.sw) * k : nullptr;
-      std::uint8_t* o0 = orow + static_cast<long>(ox) * a.c_out;
-      detail::matmul_columns(a, ep, p0, p1, k, b.c0, b.c1, o0, o0 + a.c_out);
-    }
-  }
+  detail::conv_any(a, b, nullptr, nullptr);
 }
 
 /// Convolution (any kernel, stride, per-tile padding): this core's part of the tile.
@@ -138,22 +257,10 @@ inline void conv_hwc(const tile_args& a) {
   }
   const box b = work_of(kernel_kind::conv, a);
   if (b.empty()) return;
-  auto* out = static_cast<std::uint8_t*>(a.out);
-  const atoms::epilogue ep(a);
-  const int k = a.kh * a.kw * a.c_in;
   std::uint8_t* col0 =
       a.scratch + static_cast<long>(a.core) * conv_scratch_per_core(a.kh, a.kw, a.c_in);
-  std::uint8_t* col1 = col0 + round4(k);
-  for (int oy = b.y0; oy < b.y1; ++oy) {
-    std::uint8_t* orow = out + static_cast<long>(oy) * a.w_out * a.c_out;
-    for (int ox = b.x0; ox < b.x1; ox += 2) {
-      const bool two = ox + 1 < b.x1;
-      detail::im2col(a, oy, ox, col0);
-      if (two) detail::im2col(a, oy, ox + 1, col1);
-      std::uint8_t* o0 = orow + static_cast<long>(ox) * a.c_out;
-      detail::matmul_columns(a, ep, col0, two ? col1 : nullptr, k, b.c0, b.c1, o0, o0 + a.c_out);
-    }
-  }
+  std::uint8_t* col1 = col0 + round4(a.kh * a.kw * a.c_in);
+  detail::conv_any(a, b, col0, col1);
 }
 
 /// Fully connected: the flattened HWC input against c_out filter rows; the cores split the

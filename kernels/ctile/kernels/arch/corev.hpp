@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "ctile/kernels/arch/geometry.hpp"
 #include "ctile/kernels/arch/portable.hpp"
 
 #if !defined(__riscv_xcvsimd) || !defined(__riscv_xcvalu) || !defined(__riscv_xcvmem)
@@ -134,33 +135,70 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
   acc[4] = s4, acc[5] = s5, acc[6] = s6, acc[7] = s7;
 }
 
-/// `blocks` consecutive 4x2 blocks over K = 4 * words bytes (filters contiguous, K apart):
-/// block b's 8 sums go to acc[8 b .. 8 b + 7] (filter-major: 2 f + p). An outer hardware
-/// loop (loop 1) around the 4x2 inner loop (loop 0): per block 23 instructions besides the
-/// inner loop (zeroing, 8 post-increment stores, pointer rewinds).
-inline void mm4x2_blocks(const std::uint8_t* a0, const std::uint8_t* a1, const std::int8_t* w,
-                         int words, int blocks, std::int32_t* acc) {
-  const int k = 4 * words;
-  const std::int8_t* w0 = w;
-  const std::int8_t* w1 = w + k;
-  const std::int8_t* w2 = w1 + k;
-  const std::int8_t* w3 = w2 + k;
+/// A whole 4x2 block read in place: 4 filters (`k` bytes apart, each contiguous over the
+/// rows) from `w` against 2 columns a0, a1 of `rows` rows of `words` words (words >= 1), a
+/// column's rows `pitch` bytes apart. s[2 f + p] receives the sums: the first iteration is
+/// peeled with the non-accumulating cv.dotusp.b, so nothing is zeroed. The rest of the first
+/// row is a hardware loop (loop 0) of words - 1 iterations (skipped when 0); further rows are an
+/// outer hardware loop (loop 1) of rows - 1 iterations around loop 0, whose body ends with the two
+/// row skips. One asm statement: a0 and a1 come back rewound, w comes back at the next block's
+/// filters, so a block loop keeps no copies. Each iteration: 6 post-increment loads (the two weight
+/// registers reloaded two instructions before their use) + 8 cv.sdotusp.b for 32 MACs.
+[[gnu::always_inline]] inline void mm4x2_rows(const std::uint8_t*& a0, const std::uint8_t*& a1,
+                                              const rows_geometry& g, const std::int8_t*& w,
+                                              std::int32_t (&s)[8]) {
   std::int32_t s0, s1, s2, s3, s4, s5, s6, s7;
-  std::uint32_t x0, x1, y0, y1, y2, y3;
-  // Outer body: 8 + 1 + 14 + 8 + 2 + 4 = 37 instructions, end at 4 + 37 * 4 = 152: uimm 76.
+  std::uint32_t x0, x1, y0, y1, n, sk;
+  const std::int8_t *w1, *w2, *w3;
+  // Loop 0 bodies: 14 instructions, end at 4 + 14 * 4 bytes after cv.setup: uimm 30. Loop 1
+  // body: cv.setup + 14 + 2 skips = 17 instructions, end at 4 + 17 * 4: uimm 36.
   __asm__ volatile(
       ".balign 4\n"
       ".option push\n"
       ".option norvc\n"
-      ".insn i 0x2B, 4, x15, %[nb], 76\n"
-      "mv %[s0], zero\n"
-      "mv %[s1], zero\n"
-      "mv %[s2], zero\n"
-      "mv %[s3], zero\n"
-      "mv %[s4], zero\n"
-      "mv %[s5], zero\n"
-      "mv %[s6], zero\n"
-      "mv %[s7], zero\n"
+      "lw %[y0], 16(%[g])\n"
+      "lw %[n], 8(%[g])\n"
+      "lw %[sk], 0(%[g])\n"
+      "add %[w1], %[w0], %[y0]\n"
+      "add %[w2], %[w1], %[y0]\n"
+      "add %[w3], %[w2], %[y0]\n"
+      "cv.lw %[x0], (%[a0]), 4\n"
+      "cv.lw %[x1], (%[a1]), 4\n"
+      "cv.lw %[y0], (%[w0]), 4\n"
+      "cv.lw %[y1], (%[w1]), 4\n"
+      "cv.dotusp.b %[s0], %[x0], %[y0]\n"
+      "cv.dotusp.b %[s1], %[x1], %[y0]\n"
+      "cv.lw %[y0], (%[w2]), 4\n"
+      "cv.dotusp.b %[s2], %[x0], %[y1]\n"
+      "cv.dotusp.b %[s3], %[x1], %[y1]\n"
+      "cv.lw %[y1], (%[w3]), 4\n"
+      "cv.dotusp.b %[s4], %[x0], %[y0]\n"
+      "cv.dotusp.b %[s5], %[x1], %[y0]\n"
+      "cv.dotusp.b %[s6], %[x0], %[y1]\n"
+      "cv.dotusp.b %[s7], %[x1], %[y1]\n"
+      "addi %[x0], %[n], -1\n"
+      "cv.beqimm %[x0], 0, 2f\n"
+      ".insn i 0x2B, 4, x14, %[x0], 30\n"
+      "cv.lw %[x0], (%[a0]), 4\n"
+      "cv.lw %[x1], (%[a1]), 4\n"
+      "cv.lw %[y0], (%[w0]), 4\n"
+      "cv.lw %[y1], (%[w1]), 4\n"
+      "cv.sdotusp.b %[s0], %[x0], %[y0]\n"
+      "cv.sdotusp.b %[s1], %[x1], %[y0]\n"
+      "cv.lw %[y0], (%[w2]), 4\n"
+      "cv.sdotusp.b %[s2], %[x0], %[y1]\n"
+      "cv.sdotusp.b %[s3], %[x1], %[y1]\n"
+      "cv.lw %[y1], (%[w3]), 4\n"
+      "cv.sdotusp.b %[s4], %[x0], %[y0]\n"
+      "cv.sdotusp.b %[s5], %[x1], %[y0]\n"
+      "cv.sdotusp.b %[s6], %[x0], %[y1]\n"
+      "cv.sdotusp.b %[s7], %[x1], %[y1]\n"
+      "2:\n"
+      "lw %[x0], 12(%[g])\n"
+      "add %[a0], %[a0], %[sk]\n"
+      "add %[a1], %[a1], %[sk]\n"
+      "cv.beqimm %[x0], 0, 1f\n"
+      ".insn i 0x2B, 4, x15, %[x0], 36\n"
       ".insn i 0x2B, 4, x14, %[n], 30\n"
       "cv.lw %[x0], (%[a0]), 4\n"
       "cv.lw %[x1], (%[a1]), 4\n"
@@ -168,34 +206,361 @@ inline void mm4x2_blocks(const std::uint8_t* a0, const std::uint8_t* a1, const s
       "cv.lw %[y1], (%[w1]), 4\n"
       "cv.sdotusp.b %[s0], %[x0], %[y0]\n"
       "cv.sdotusp.b %[s1], %[x1], %[y0]\n"
-      "cv.lw %[y2], (%[w2]), 4\n"
+      "cv.lw %[y0], (%[w2]), 4\n"
       "cv.sdotusp.b %[s2], %[x0], %[y1]\n"
       "cv.sdotusp.b %[s3], %[x1], %[y1]\n"
-      "cv.lw %[y3], (%[w3]), 4\n"
-      "cv.sdotusp.b %[s4], %[x0], %[y2]\n"
-      "cv.sdotusp.b %[s5], %[x1], %[y2]\n"
-      "cv.sdotusp.b %[s6], %[x0], %[y3]\n"
-      "cv.sdotusp.b %[s7], %[x1], %[y3]\n"
-      "cv.sw %[s0], (%[acc]), 4\n"
-      "cv.sw %[s1], (%[acc]), 4\n"
-      "cv.sw %[s2], (%[acc]), 4\n"
-      "cv.sw %[s3], (%[acc]), 4\n"
-      "cv.sw %[s4], (%[acc]), 4\n"
-      "cv.sw %[s5], (%[acc]), 4\n"
-      "cv.sw %[s6], (%[acc]), 4\n"
-      "cv.sw %[s7], (%[acc]), 4\n"
-      "sub %[a0], %[a0], %[k]\n"
-      "sub %[a1], %[a1], %[k]\n"
+      "cv.lw %[y1], (%[w3]), 4\n"
+      "cv.sdotusp.b %[s4], %[x0], %[y0]\n"
+      "cv.sdotusp.b %[s5], %[x1], %[y0]\n"
+      "cv.sdotusp.b %[s6], %[x0], %[y1]\n"
+      "cv.sdotusp.b %[s7], %[x1], %[y1]\n"
+      "add %[a0], %[a0], %[sk]\n"
+      "add %[a1], %[a1], %[sk]\n"
+      "1:\n"
+      "lw %[x0], 4(%[g])\n"
       "mv %[w0], %[w3]\n"
-      "add %[w1], %[w0], %[k]\n"
-      "add %[w2], %[w1], %[k]\n"
-      "add %[w3], %[w2], %[k]\n"
+      "sub %[a0], %[a0], %[x0]\n"
+      "sub %[a1], %[a1], %[x0]\n"
       ".option pop\n"
       : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4),
-        [s5] "=&r"(s5), [s6] "=&r"(s6), [s7] "=&r"(s7), [a0] "+r"(a0), [a1] "+r"(a1), [w0] "+r"(w0),
-        [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3), [x0] "=&r"(x0), [x1] "=&r"(x1), [y0] "=&r"(y0),
-        [y1] "=&r"(y1), [y2] "=&r"(y2), [y3] "=&r"(y3), [acc] "+r"(acc)
-      : [n] "r"(words), [nb] "r"(blocks), [k] "r"(k)
+        [s5] "=&r"(s5), [s6] "=&r"(s6), [s7] "=&r"(s7), [a0] "+r"(a0), [a1] "+r"(a1), [w0] "+r"(w),
+        [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3), [x0] "=&r"(x0), [x1] "=&r"(x1),
+        [y0] "=&r"(y0), [y1] "=&r"(y1), [n] "=&r"(n), [sk] "=&r"(sk)
+      : [g] "r"(&g)
+      : "memory");
+  s[0] = s0, s[1] = s1, s[2] = s2, s[3] = s3, s[4] = s4, s[5] = s5, s[6] = s6, s[7] = s7;
+}
+
+/// Requantization constants of the depthwise column loop (kinds 0..2 of atoms::fast_requant).
+struct dw_quant {
+  std::int32_t bias;  ///< the dot products start from it
+  std::uint32_t kappa, lambda;
+  std::int32_t t_hi;
+  std::uint32_t mul;
+  std::int32_t shift, hi;
+};
+
+/// A depthwise column of a 3-row filter at stride 1, `n3` >= 1 times 3 outputs in a hardware
+/// loop: the window's rows roll through r0, r1, r2 (one post-increment word load per
+/// output, `p` at the next row), 3 cv.sdotusp.b from the bias, optional batch-norm,
+/// cv.clipur to [0, t_hi], multiply (kind 1) or mulhu (kind 2), shift, optional final
+/// cv.clipur, and a post-increment byte store (`o` moves by `os`). The body is 3 x (8 + 2 BN
+/// + (kind > 0) + clip) instructions, selected with .if at compile time.
+template <int Kind, bool Clip, bool BN>
+[[gnu::always_inline]] inline void dw3_roll(const std::uint8_t*& p, std::uint32_t& r0,
+                                            std::uint32_t& r1, long wi, std::uint8_t*& o, long os,
+                                            int n3, std::uint32_t f0, std::uint32_t f1,
+                                            std::uint32_t f2, const dw_quant& q) {
+  constexpr int per = 8 + (BN ? 2 : 0) + (Kind > 0 ? 1 : 0) + (Clip ? 1 : 0);
+  std::uint32_t r2, acc;
+  __asm__ volatile(
+      ".balign 4\n"
+      ".option push\n"
+      ".option norvc\n"
+      ".insn i 0x2B, 4, x14, %[n3], %[end]\n"
+      "cv.lw %[r2], (%[p]), %[wi]\n"
+      "mv %[acc], %[b]\n"
+      "cv.sdotusp.b %[acc], %[r0], %[f0]\n"
+      "cv.sdotusp.b %[acc], %[r1], %[f1]\n"
+      "cv.sdotusp.b %[acc], %[r2], %[f2]\n"
+      ".if %[bn]\n"
+      "mul %[acc], %[acc], %[kf]\n"
+      "add %[acc], %[acc], %[lf]\n"
+      ".endif\n"
+      "cv.clipur %[acc], %[acc], %[thi]\n"
+      ".if %[kind] == 1\n"
+      "mul %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      ".if %[kind] == 2\n"
+      "mulhu %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      "srl %[acc], %[acc], %[sh]\n"
+      ".if %[clip]\n"
+      "cv.clipur %[acc], %[acc], %[hi]\n"
+      ".endif\n"
+      "cv.sb %[acc], (%[o]), %[os]\n"
+      "cv.lw %[r0], (%[p]), %[wi]\n"
+      "mv %[acc], %[b]\n"
+      "cv.sdotusp.b %[acc], %[r1], %[f0]\n"
+      "cv.sdotusp.b %[acc], %[r2], %[f1]\n"
+      "cv.sdotusp.b %[acc], %[r0], %[f2]\n"
+      ".if %[bn]\n"
+      "mul %[acc], %[acc], %[kf]\n"
+      "add %[acc], %[acc], %[lf]\n"
+      ".endif\n"
+      "cv.clipur %[acc], %[acc], %[thi]\n"
+      ".if %[kind] == 1\n"
+      "mul %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      ".if %[kind] == 2\n"
+      "mulhu %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      "srl %[acc], %[acc], %[sh]\n"
+      ".if %[clip]\n"
+      "cv.clipur %[acc], %[acc], %[hi]\n"
+      ".endif\n"
+      "cv.sb %[acc], (%[o]), %[os]\n"
+      "cv.lw %[r1], (%[p]), %[wi]\n"
+      "mv %[acc], %[b]\n"
+      "cv.sdotusp.b %[acc], %[r2], %[f0]\n"
+      "cv.sdotusp.b %[acc], %[r0], %[f1]\n"
+      "cv.sdotusp.b %[acc], %[r1], %[f2]\n"
+      ".if %[bn]\n"
+      "mul %[acc], %[acc], %[kf]\n"
+      "add %[acc], %[acc], %[lf]\n"
+      ".endif\n"
+      "cv.clipur %[acc], %[acc], %[thi]\n"
+      ".if %[kind] == 1\n"
+      "mul %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      ".if %[kind] == 2\n"
+      "mulhu %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      "srl %[acc], %[acc], %[sh]\n"
+      ".if %[clip]\n"
+      "cv.clipur %[acc], %[acc], %[hi]\n"
+      ".endif\n"
+      "cv.sb %[acc], (%[o]), %[os]\n"
+      ".option pop\n"
+      : [p] "+r"(p), [o] "+r"(o), [r0] "+r"(r0), [r1] "+r"(r1), [r2] "=&r"(r2), [acc] "=&r"(acc)
+      : [n3] "r"(n3), [wi] "r"(wi), [os] "r"(os), [f0] "r"(f0), [f1] "r"(f1), [f2] "r"(f2),
+        [b] "r"(q.bias), [kf] "r"(q.kappa), [lf] "r"(q.lambda), [thi] "r"(q.t_hi), [mul] "r"(q.mul),
+        [sh] "r"(q.shift), [hi] "r"(q.hi), [end] "i"(2 + 2 * 3 * per), [bn] "i"(BN ? 1 : 0),
+        [kind] "i"(Kind), [clip] "i"(Clip ? 1 : 0)
+      : "memory");
+}
+
+/// dw3_roll over `cols` >= 1 columns side by side (the same filter words, every row inside):
+/// an outer hardware loop (loop 1) per column loads the column's first two rows, runs the
+/// `n3` >= 1 iterations of 3 outputs (loop 0), then moves `p` by `pstep` (back up the column
+/// and `sw` to the right) and `o` by `ostep_col` (back up and one output column over). The
+/// column change costs 5 instructions.
+template <int Kind, bool Clip, bool BN>
+[[gnu::always_inline]] inline void dw3_roll_cols(const std::uint8_t* p, long wi, std::uint8_t* o,
+                                                 long os, int n3, int cols, long pstep,
+                                                 long ostep_col, std::uint32_t f0,
+                                                 std::uint32_t f1, std::uint32_t f2,
+                                                 const dw_quant& q) {
+  constexpr int per = 8 + (BN ? 2 : 0) + (Kind > 0 ? 1 : 0) + (Clip ? 1 : 0);
+  std::uint32_t r0, r1, r2, acc;
+  __asm__ volatile(
+      ".balign 4\n"
+      ".option push\n"
+      ".option norvc\n"
+      ".insn i 0x2B, 4, x15, %[cols], %[end1]\n"
+      "cv.lw %[r0], (%[p]), %[wi]\n"
+      "cv.lw %[r1], (%[p]), %[wi]\n"
+      ".insn i 0x2B, 4, x14, %[n3], %[end0]\n"
+      "cv.lw %[r2], (%[p]), %[wi]\n"
+      "mv %[acc], %[b]\n"
+      "cv.sdotusp.b %[acc], %[r0], %[f0]\n"
+      "cv.sdotusp.b %[acc], %[r1], %[f1]\n"
+      "cv.sdotusp.b %[acc], %[r2], %[f2]\n"
+      ".if %[bn]\n"
+      "mul %[acc], %[acc], %[kf]\n"
+      "add %[acc], %[acc], %[lf]\n"
+      ".endif\n"
+      "cv.clipur %[acc], %[acc], %[thi]\n"
+      ".if %[kind] == 1\n"
+      "mul %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      ".if %[kind] == 2\n"
+      "mulhu %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      "srl %[acc], %[acc], %[sh]\n"
+      ".if %[clip]\n"
+      "cv.clipur %[acc], %[acc], %[hi]\n"
+      ".endif\n"
+      "cv.sb %[acc], (%[o]), %[os]\n"
+      "cv.lw %[r0], (%[p]), %[wi]\n"
+      "mv %[acc], %[b]\n"
+      "cv.sdotusp.b %[acc], %[r1], %[f0]\n"
+      "cv.sdotusp.b %[acc], %[r2], %[f1]\n"
+      "cv.sdotusp.b %[acc], %[r0], %[f2]\n"
+      ".if %[bn]\n"
+      "mul %[acc], %[acc], %[kf]\n"
+      "add %[acc], %[acc], %[lf]\n"
+      ".endif\n"
+      "cv.clipur %[acc], %[acc], %[thi]\n"
+      ".if %[kind] == 1\n"
+      "mul %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      ".if %[kind] == 2\n"
+      "mulhu %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      "srl %[acc], %[acc], %[sh]\n"
+      ".if %[clip]\n"
+      "cv.clipur %[acc], %[acc], %[hi]\n"
+      ".endif\n"
+      "cv.sb %[acc], (%[o]), %[os]\n"
+      "cv.lw %[r1], (%[p]), %[wi]\n"
+      "mv %[acc], %[b]\n"
+      "cv.sdotusp.b %[acc], %[r2], %[f0]\n"
+      "cv.sdotusp.b %[acc], %[r0], %[f1]\n"
+      "cv.sdotusp.b %[acc], %[r1], %[f2]\n"
+      ".if %[bn]\n"
+      "mul %[acc], %[acc], %[kf]\n"
+      "add %[acc], %[acc], %[lf]\n"
+      ".endif\n"
+      "cv.clipur %[acc], %[acc], %[thi]\n"
+      ".if %[kind] == 1\n"
+      "mul %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      ".if %[kind] == 2\n"
+      "mulhu %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      "srl %[acc], %[acc], %[sh]\n"
+      ".if %[clip]\n"
+      "cv.clipur %[acc], %[acc], %[hi]\n"
+      ".endif\n"
+      "cv.sb %[acc], (%[o]), %[os]\n"
+      "add %[p], %[p], %[pstep]\n"
+      "add %[o], %[o], %[ostep_col]\n"
+      ".option pop\n"
+      : [p] "+r"(p), [o] "+r"(o), [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2),
+        [acc] "=&r"(acc)
+      : [n3] "r"(n3), [cols] "r"(cols), [wi] "r"(wi), [os] "r"(os), [pstep] "r"(pstep),
+        [ostep_col] "r"(ostep_col), [f0] "r"(f0), [f1] "r"(f1), [f2] "r"(f2), [b] "r"(q.bias),
+        [kf] "r"(q.kappa), [lf] "r"(q.lambda), [thi] "r"(q.t_hi), [mul] "r"(q.mul),
+        [sh] "r"(q.shift), [hi] "r"(q.hi), [end0] "i"(2 + 2 * 3 * per),
+        [end1] "i"(2 + 2 * (5 + 3 * per)), [bn] "i"(BN ? 1 : 0), [kind] "i"(Kind),
+        [clip] "i"(Clip ? 1 : 0)
+      : "memory");
+}
+
+/// Pointers and steps of dw3_roll_chans.
+struct dw3_chans {
+  const std::uint8_t* p;  ///< first row of the first rolled output, first channel
+  std::uint8_t* o;        ///< its output
+  const std::int8_t* w;   ///< the first channel's 3x3 filter
+  const std::int32_t *bias, *kappa, *lambda;
+  int channels, n3;
+  long wi, os;
+  long pch;  ///< input: from the end of a channel's column to the next channel's
+  long och;  ///< output: likewise
+};
+
+/// One interior column (every row inside, the unshifted filter) of a 3x3 depthwise filter
+/// at stride 1 over `channels` >= 1 consecutive channels, each `n3` >= 1 times 3 outputs: an
+/// outer hardware loop (loop 1) per channel loads the filter rows (three post-increment word
+/// loads, the fourth lane cleared by a shift pair), the bias (and kappa, lambda), the column's
+/// first two rows, runs loop 0 (dw3_roll's body) and moves to the next channel's plane and
+/// output: 15 instructions per channel (17 with batch-norm) besides the outputs. The filters
+/// are read as words: the caller keeps the last channel of the tile out (its last word would
+/// end past the weights).
+template <int Kind, bool Clip, bool BN, bool Bias>
+[[gnu::always_inline]] inline void dw3_roll_chans(const dw3_chans& c, const dw_quant& q) {
+  constexpr int per = 8 + (BN ? 2 : 0) + (Kind > 0 ? 1 : 0) + (Clip ? 1 : 0);
+  constexpr int head = 3 + (Bias ? 1 : 0) + (BN ? 2 : 0) + 6 + 2 + 1;
+  const std::uint8_t* p = c.p;
+  std::uint8_t* o = c.o;
+  const std::int8_t* w = c.w;
+  const std::int32_t* bp = Bias ? c.bias : nullptr;
+  const std::int32_t* kp = BN ? c.kappa : nullptr;
+  const std::int32_t* lp = BN ? c.lambda : nullptr;
+  std::uint32_t r0, r1, r2, acc, f0, f1, f2, kf, lf;
+  std::int32_t b;
+  __asm__ volatile(
+      ".if %[bias] == 0\n"
+      "li %[b], 0\n"
+      ".endif\n"
+      ".balign 4\n"
+      ".option push\n"
+      ".option norvc\n"
+      ".insn i 0x2B, 4, x15, %[nch], %[end1]\n"
+      "cv.lw %[f0], (%[w]), 3\n"
+      "cv.lw %[f1], (%[w]), 3\n"
+      "cv.lw %[f2], (%[w]), 3\n"
+      ".if %[bias]\n"
+      "cv.lw %[b], (%[bp]), 4\n"
+      ".endif\n"
+      ".if %[bn]\n"
+      "cv.lw %[kf], (%[kp]), 4\n"
+      "cv.lw %[lf], (%[lp]), 4\n"
+      ".endif\n"
+      "slli %[f0], %[f0], 8\n"
+      "slli %[f1], %[f1], 8\n"
+      "slli %[f2], %[f2], 8\n"
+      "srli %[f0], %[f0], 8\n"
+      "srli %[f1], %[f1], 8\n"
+      "srli %[f2], %[f2], 8\n"
+      "cv.lw %[r0], (%[p]), %[wi]\n"
+      "cv.lw %[r1], (%[p]), %[wi]\n"
+      ".insn i 0x2B, 4, x14, %[n3], %[end0]\n"
+      "cv.lw %[r2], (%[p]), %[wi]\n"
+      "mv %[acc], %[b]\n"
+      "cv.sdotusp.b %[acc], %[r0], %[f0]\n"
+      "cv.sdotusp.b %[acc], %[r1], %[f1]\n"
+      "cv.sdotusp.b %[acc], %[r2], %[f2]\n"
+      ".if %[bn]\n"
+      "mul %[acc], %[acc], %[kf]\n"
+      "add %[acc], %[acc], %[lf]\n"
+      ".endif\n"
+      "cv.clipur %[acc], %[acc], %[thi]\n"
+      ".if %[kind] == 1\n"
+      "mul %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      ".if %[kind] == 2\n"
+      "mulhu %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      "srl %[acc], %[acc], %[sh]\n"
+      ".if %[clip]\n"
+      "cv.clipur %[acc], %[acc], %[hi]\n"
+      ".endif\n"
+      "cv.sb %[acc], (%[o]), %[os]\n"
+      "cv.lw %[r0], (%[p]), %[wi]\n"
+      "mv %[acc], %[b]\n"
+      "cv.sdotusp.b %[acc], %[r1], %[f0]\n"
+      "cv.sdotusp.b %[acc], %[r2], %[f1]\n"
+      "cv.sdotusp.b %[acc], %[r0], %[f2]\n"
+      ".if %[bn]\n"
+      "mul %[acc], %[acc], %[kf]\n"
+      "add %[acc], %[acc], %[lf]\n"
+      ".endif\n"
+      "cv.clipur %[acc], %[acc], %[thi]\n"
+      ".if %[kind] == 1\n"
+      "mul %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      ".if %[kind] == 2\n"
+      "mulhu %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      "srl %[acc], %[acc], %[sh]\n"
+      ".if %[clip]\n"
+      "cv.clipur %[acc], %[acc], %[hi]\n"
+      ".endif\n"
+      "cv.sb %[acc], (%[o]), %[os]\n"
+      "cv.lw %[r1], (%[p]), %[wi]\n"
+      "mv %[acc], %[b]\n"
+      "cv.sdotusp.b %[acc], %[r2], %[f0]\n"
+      "cv.sdotusp.b %[acc], %[r0], %[f1]\n"
+      "cv.sdotusp.b %[acc], %[r1], %[f2]\n"
+      ".if %[bn]\n"
+      "mul %[acc], %[acc], %[kf]\n"
+      "add %[acc], %[acc], %[lf]\n"
+      ".endif\n"
+      "cv.clipur %[acc], %[acc], %[thi]\n"
+      ".if %[kind] == 1\n"
+      "mul %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      ".if %[kind] == 2\n"
+      "mulhu %[acc], %[acc], %[mul]\n"
+      ".endif\n"
+      "srl %[acc], %[acc], %[sh]\n"
+      ".if %[clip]\n"
+      "cv.clipur %[acc], %[acc], %[hi]\n"
+      ".endif\n"
+      "cv.sb %[acc], (%[o]), %[os]\n"
+      "add %[p], %[p], %[pch]\n"
+      "add %[o], %[o], %[och]\n"
+      ".option pop\n"
+      : [p] "+r"(p), [o] "+r"(o), [w] "+r"(w), [bp] "+r"(bp), [kp] "+r"(kp), [lp] "+r"(lp),
+        [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [acc] "=&r"(acc), [f0] "=&r"(f0),
+        [f1] "=&r"(f1), [f2] "=&r"(f2), [b] "=&r"(b), [kf] "=&r"(kf), [lf] "=&r"(lf)
+      : [nch] "r"(c.channels), [n3] "r"(c.n3), [wi] "r"(c.wi), [os] "r"(c.os),
+        [pch] "r"(c.pch), [och] "r"(c.och), [thi] "r"(q.t_hi), [mul] "r"(q.mul),
+        [sh] "r"(q.shift), [hi] "r"(q.hi), [end0] "i"(2 + 2 * 3 * per),
+        [end1] "i"(2 + 2 * (head + 3 * per + 2)), [bn] "i"(BN ? 1 : 0), [kind] "i"(Kind),
+        [clip] "i"(Clip ? 1 : 0), [bias] "i"(Bias ? 1 : 0)
       : "memory");
 }
 

@@ -78,22 +78,6 @@ struct epilogue {
   }
 };
 
-/// One output with the plan's path (0: shift32, 1: mulhi, 2: other) and lo == 0 known at
-/// compile time.
-template <int Path, bool Lo0>
-[[gnu::always_inline]] inline std::int32_t finish_as(const epilogue& e, int co, std::int32_t acc) {
-  if constexpr (Path == 2) {
-    return e(co, acc);
-  } else {
-    const auto t = static_cast<std::uint32_t>(detail::t32(e.bias, e.kappa, e.lambda, co, acc));
-    const auto c = static_cast<std::uint32_t>(isa::clipu_r(static_cast<std::int32_t>(t), e.t_hi));
-    const auto y = static_cast<std::int32_t>(
-        Path == 0 ? (c * e.mul) >> e.shift
-                  : static_cast<std::uint32_t>((std::uint64_t{c} * e.mul) >> 32) >> e.shift);
-    return Lo0 ? isa::clipu_r(y, e.hi) : isa::min(isa::max(y, e.lo), e.hi);
-  }
-}
-
 /// Requantizes acc[2 f + p] (filter f of 4 from channel `co`, pixel p of 2) into o0[co + f] /
 /// o1[co + f], each channel's bias / kappa / lambda loaded once for both pixels; the plan's
 /// path and whether lo is 0 are template arguments, chosen once per block.
@@ -155,6 +139,167 @@ template <int Path, bool Lo0>
 /// The output value of tile-local channel `co` for an int32 accumulator.
 inline std::int32_t finish(const tile_args& a, int co, std::int32_t acc) {
   return epilogue(a)(co, acc);
+}
+
+/// The requantization of a whole kernel call, chosen once per call (`fast_kind`):
+///   0: shift32 with multiplier 1 (a power-of-two divisor): y = u >> shift
+///   1: shift32: y = (u * mul) >> shift
+///   2: mulhi: y = mulhu(u, mul) >> (shift - 32)
+///   3: anything else (lo > 0, t in 64 bits, mul64, divide): per output, out of line
+/// with u = t clamped to [0, t_hi] (one cv.clipur). For kinds 0..2 lo is 0, so y >= 0, and
+/// `clip` says whether y can exceed hi at all (y(t_hi) > hi); when not, the final cv.clipur
+/// is left out. Plain values: a local copy stays in registers.
+struct fast_requant {
+  const std::int32_t* bias;
+  const std::int32_t* kappa;
+  const std::int32_t* lambda;
+  const requant_plan* plan;
+  std::int32_t t_hi;
+  std::uint32_t mul;
+  int shift;  ///< after the mulhu for kind 2
+  std::int32_t hi;
+  bool clip;
+
+  /// A member-wise copy (a plain struct copy may become a memcpy call whose destination then
+  /// lives in memory; this one stays in registers).
+  [[nodiscard]] fast_requant local() const {
+    return {bias, kappa, lambda, plan, t_hi, mul, shift, hi, clip};
+  }
+};
+
+constexpr int fast_kind(const requant_plan& q) {
+  if (q.t64 || q.lo != 0 || q.t_hi < 0) return 3;
+  if (q.mode == requant_mode::shift32) return q.mul == 1 ? 0 : 1;
+  if (q.mode == requant_mode::mulhi) return 2;
+  return 3;
+}
+
+inline fast_requant fast_of(const tile_args& a) {
+  const requant_plan& q = a.quant;
+  const int kind = fast_kind(q);
+  fast_requant f{a.bias,
+                 a.kappa,
+                 a.lambda,
+                 &a.quant,
+                 q.t_hi,
+                 q.mul,
+                 q.mode == requant_mode::mulhi ? q.shift - 32 : q.shift,
+                 q.hi,
+                 true};
+  const auto top = static_cast<std::uint32_t>(q.t_hi);
+  std::uint32_t y = 0;
+  if (kind == 0)
+    y = top >> f.shift;
+  else if (kind == 1)
+    y = (top * q.mul) >> f.shift;
+  else if (kind == 2)
+    y = static_cast<std::uint32_t>((std::uint64_t{top} * q.mul) >> 32) >> f.shift;
+  if (kind < 3) f.clip = y > static_cast<std::uint32_t>(q.hi);
+  return f;
+}
+
+/// y of a 32-bit t (kinds 0..2).
+template <int Kind, bool Clip>
+[[gnu::always_inline]] inline std::uint32_t fast_finish(const fast_requant& q, std::uint32_t t) {
+  const auto c = static_cast<std::uint32_t>(isa::clipu_r(static_cast<std::int32_t>(t), q.t_hi));
+  std::uint32_t y;
+  if constexpr (Kind == 0)
+    y = c >> q.shift;
+  else if constexpr (Kind == 1)
+    y = (c * q.mul) >> q.shift;
+  else
+    y = static_cast<std::uint32_t>((std::uint64_t{c} * q.mul) >> 32) >> q.shift;
+  if constexpr (Clip)
+    y = static_cast<std::uint32_t>(isa::clipu_r(static_cast<std::int32_t>(y), q.hi));
+  return y;
+}
+
+/// The output of channel `co` for one accumulator, any kind.
+template <int Kind>
+[[gnu::always_inline]] inline std::uint8_t fast_one(const fast_requant& q, int co,
+                                                    std::int32_t acc) {
+  if constexpr (Kind == 3) {
+    return static_cast<std::uint8_t>(
+        detail::finish_slow(q.plan, q.bias, q.kappa, q.lambda, co, acc));
+  } else {
+    const auto t = static_cast<std::uint32_t>(detail::t32(q.bias, q.kappa, q.lambda, co, acc));
+    return static_cast<std::uint8_t>(q.clip ? fast_finish<Kind, true>(q, t)
+                                            : fast_finish<Kind, false>(q, t));
+  }
+}
+
+/// Requantizes s[2 f + p] (filter f of 4 from channel `co`, pixel p of `Pixels`) into
+/// o0[co + f] / o1[co + f]: bias and batch-norm parameters loaded once per channel, the
+/// optional steps chosen once per block.
+template <int Kind, int Pixels>
+[[gnu::always_inline]] inline void store4xn(const fast_requant& q, int co,
+                                            const std::int32_t (&s)[8], std::uint8_t* o0,
+                                            std::uint8_t* o1) {
+  if constexpr (Kind == 3) {
+    for (int f = 0; f < 4; ++f) {
+      o0[co + f] = fast_one<3>(q, co + f, s[2 * f]);
+      if constexpr (Pixels == 2) o1[co + f] = fast_one<3>(q, co + f, s[2 * f + 1]);
+    }
+  } else {
+    std::uint32_t t[8];
+    for (int i = 0; i < 8; ++i) t[i] = static_cast<std::uint32_t>(s[i]);
+    if (q.bias != nullptr) {
+      for (int f = 0; f < 4; ++f) {
+        const auto b = static_cast<std::uint32_t>(q.bias[co + f]);
+        t[2 * f] += b;
+        if constexpr (Pixels == 2) t[2 * f + 1] += b;
+      }
+    }
+    if (q.kappa != nullptr) {
+      for (int f = 0; f < 4; ++f) {
+        const auto kf = static_cast<std::uint32_t>(q.kappa[co + f]);
+        const auto lf = static_cast<std::uint32_t>(q.lambda[co + f]);
+        t[2 * f] = t[2 * f] * kf + lf;
+        if constexpr (Pixels == 2) t[2 * f + 1] = t[2 * f + 1] * kf + lf;
+      }
+    }
+    if (q.clip) {
+      for (int f = 0; f < 4; ++f) {
+        o0[co + f] = static_cast<std::uint8_t>(fast_finish<Kind, true>(q, t[2 * f]));
+        if constexpr (Pixels == 2)
+          o1[co + f] = static_cast<std::uint8_t>(fast_finish<Kind, true>(q, t[2 * f + 1]));
+      }
+    } else {
+      for (int f = 0; f < 4; ++f) {
+        o0[co + f] = static_cast<std::uint8_t>(fast_finish<Kind, false>(q, t[2 * f]));
+        if constexpr (Pixels == 2)
+          o1[co + f] = static_cast<std::uint8_t>(fast_finish<Kind, false>(q, t[2 * f + 1]));
+      }
+    }
+  }
+}
+
+/// The 4 x 2 block of fast kind `Kind` (0..2), final clip `Clip`, bias `Bias` and batch-norm
+/// `BN` whose parameters start at bp / kp / lp (unused when absent) into q0[0..3] / q1[0..3].
+template <int Kind, bool Clip, bool Bias, bool BN>
+[[gnu::always_inline]] inline void store4x2_at(const fast_requant& q, const std::int32_t (&s)[8],
+                                               std::uint8_t* q0, std::uint8_t* q1,
+                                               const std::int32_t* bp, const std::int32_t* kp,
+                                               const std::int32_t* lp) {
+  std::uint32_t t[8];
+  for (int i = 0; i < 8; ++i) t[i] = static_cast<std::uint32_t>(s[i]);
+  if constexpr (Bias) {
+    for (int f = 0; f < 4; ++f) {
+      const auto b = static_cast<std::uint32_t>(bp[f]);
+      t[2 * f] += b, t[2 * f + 1] += b;
+    }
+  }
+  if constexpr (BN) {
+    for (int f = 0; f < 4; ++f) {
+      const auto kf = static_cast<std::uint32_t>(kp[f]);
+      const auto lf = static_cast<std::uint32_t>(lp[f]);
+      t[2 * f] = t[2 * f] * kf + lf, t[2 * f + 1] = t[2 * f + 1] * kf + lf;
+    }
+  }
+  for (int f = 0; f < 4; ++f) {
+    q0[f] = static_cast<std::uint8_t>(fast_finish<Kind, Clip>(q, t[2 * f]));
+    q1[f] = static_cast<std::uint8_t>(fast_finish<Kind, Clip>(q, t[2 * f + 1]));
+  }
 }
 
 }  // namespace ctile::kernels::atoms

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "ctile/kernels/arch/geometry.hpp"
 #include "ctile/kernels/arch/isa.hpp"
 
 namespace ctile::kernels::atoms {
@@ -148,6 +149,42 @@ inline std::int32_t tail(const std::uint8_t* a, const std::int8_t* w, int from, 
     acc = detail::dot_words<false>(a, w, words, acc);
 #endif
   return detail::tail(a, w, 4 * words, k, acc);
+}
+
+/// s[2 f + p] = dot(column p, filter f) for f < 4, p < 2 over the receptive field `g`
+/// (a column's rows `g.pitch()` bytes apart; a filter's rows follow each other, filters
+/// `g.k` bytes apart from `w`): in place when the kernel rows are whole words (no im2col),
+/// or one im2col row. Leaves a0 / a1 as they were and advances `w` to the next 4 filters.
+[[gnu::always_inline]] inline void mm4x2_rows(const std::uint8_t*& a0, const std::uint8_t*& a1,
+                                              const rows_geometry& g, const std::int8_t*& w,
+                                              std::int32_t (&s)[8]) {
+#if defined(CTILE_KERNELS_ISA_COREV)
+  isa::mm4x2_rows(a0, a1, g, w, s);
+#else
+  for (auto& v : s) v = 0;
+  const int rb = 4 * g.words;
+  const long pitch = g.pitch();
+  for (int r = 0; r < g.rows(); ++r) mm4x2(a0 + r * pitch, a1 + r * pitch, w + r * rb, rb, g.k, s);
+  w += 4L * g.k;
+#endif
+}
+
+/// s[2 f] = dot(column, filter f) for f < 4, over rows as in mm4x2_rows.
+[[gnu::always_inline]] inline void mm4x1_rows(const std::uint8_t* a0, long pitch, int rows,
+                                              const std::int8_t* w, int k, int words,
+                                              std::int32_t (&s)[8]) {
+  for (auto& v : s) v = 0;
+  const int rb = 4 * words;
+  for (int r = 0; r < rows; ++r, a0 += pitch, w += rb) mm4x1(a0, w, rb, k, s);
+}
+
+/// dot(column, filter) over rows as in mm4x2_rows.
+[[gnu::always_inline]] inline std::int32_t dot_rows(const std::uint8_t* a, long pitch, int rows,
+                                                    const std::int8_t* w, int words) {
+  std::int32_t acc = 0;
+  const int rb = 4 * words;
+  for (int r = 0; r < rows; ++r, a += pitch, w += rb) acc = dot(a, w, rb, acc);
+  return acc;
 }
 
 }  // namespace ctile::kernels::atoms
