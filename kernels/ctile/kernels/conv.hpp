@@ -144,13 +144,14 @@ template <int Kind>
 }
 
 /// This core's box of a conv or pointwise tile, pixel pair by pixel pair, with the
-/// requantization kind and its options (final clip, bias, batch-norm) fixed: a pair whose
+/// requantization kind and its options (bias, batch-norm) fixed (the final clip, rarely
+/// needed, is chosen per block: one instantiation less of this loop each): a pair whose
 /// windows lie inside the tile and whose kernel rows are whole words is read in place (a
 /// kernel row of a pixel is kw * c_in contiguous bytes of HWC input); otherwise its two
 /// windows are copied (im2col, zero padding) to `col0` / `col1`; when neither works (filters
 /// of K mod 4 != 0 bytes) the generic path runs. Each 4 x 2 block is requantized straight
 /// from registers, its parameters and outputs walking with the blocks.
-template <int Kind, bool Clip, bool Bias, bool BN>
+template <int Kind, bool Bias, bool BN>
 inline void conv_pairs(const tile_args& a, const box& b, std::uint8_t* col0, std::uint8_t* col1) {
   const atoms::fast_requant q = atoms::fast_of(a);  // a local copy: fields stay in registers
   auto* out = static_cast<std::uint8_t*>(a.out);
@@ -204,7 +205,10 @@ inline void conv_pairs(const tile_args& a, const box& b, std::uint8_t* col0, std
           for (int i = nb; i != 0; --i) {
             std::int32_t s[8];
             atoms::mm4x2_rows(p0, p1, *g, w, s);
-            atoms::store4x2_at<Kind, Clip, Bias, BN>(q, s, q0, q1, bp, kp, lp);
+            if (q.clip)
+              atoms::store4x2_at<Kind, true, Bias, BN>(q, s, q0, q1, bp, kp, lp);
+            else
+              atoms::store4x2_at<Kind, false, Bias, BN>(q, s, q0, q1, bp, kp, lp);
             q0 += 4, q1 += 4;
             if constexpr (Bias) bp += 4;
             if constexpr (BN) kp += 4, lp += 4;
@@ -226,17 +230,16 @@ inline void conv_pairs(const tile_args& a, const box& b, std::uint8_t* col0, std
 inline void conv_any(const tile_args& a, const box& b, std::uint8_t* col0, std::uint8_t* col1) {
   const atoms::fast_requant q = atoms::fast_of(a);
   const int kind = atoms::fast_kind(a.quant);
-  if (kind == 3) return conv_pairs<3, false, false, false>(a, b, col0, col1);
-  const int opt = (q.clip ? 4 : 0) + (q.bias != nullptr ? 2 : 0) + (q.kappa != nullptr ? 1 : 0);
-  // One instantiation per kind (0..2) and option set: clip (4), bias (2), batch-norm (1).
+  if (kind == 3) return conv_pairs<3, false, false>(a, b, col0, col1);
+  const int opt = (q.bias != nullptr ? 2 : 0) + (q.kappa != nullptr ? 1 : 0);
+  // One instantiation per kind (0..2) and option set: bias (2), batch-norm (1).
   [&]<int... O>(std::integer_sequence<int, O...>) {
-    (void)((kind * 8 + opt == O
-                ? (conv_pairs<O / 8, (O & 4) != 0, (O & 2) != 0, (O & 1) != 0>(a, b, col0, col1),
-                   true)
+    (void)((kind * 4 + opt == O
+                ? (conv_pairs<O / 4, (O & 2) != 0, (O & 1) != 0>(a, b, col0, col1), true)
                 : false) ||
            ...);
   }
-  (std::make_integer_sequence<int, 24>{});
+  (std::make_integer_sequence<int, 12>{});
 }
 
 }  // namespace detail

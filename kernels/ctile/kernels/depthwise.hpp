@@ -19,7 +19,7 @@ namespace detail {
 
 /// The requantized output of a depthwise accumulator: kinds 0..2 get the bias in `acc`
 /// already (the dot products start from it), kind 3 goes through the plan out of line.
-template <int Kind, bool Clip, bool BN>
+template <int Kind, bool BN>
 [[gnu::always_inline]] inline std::uint8_t dw_finish(const atoms::fast_requant& q, int c,
                                                      std::uint32_t kf, std::uint32_t lf,
                                                      std::int32_t acc) {
@@ -28,7 +28,8 @@ template <int Kind, bool Clip, bool BN>
   } else {
     auto t = static_cast<std::uint32_t>(acc);
     if constexpr (BN) t = t * kf + lf;
-    return static_cast<std::uint8_t>(atoms::fast_finish<Kind, Clip>(q, t));
+    return static_cast<std::uint8_t>(q.clip ? atoms::fast_finish<Kind, true>(q, t)
+                                            : atoms::fast_finish<Kind, false>(q, t));
   }
 }
 
@@ -69,7 +70,7 @@ struct dw3_shape {
 /// One channel's columns and outputs besides the rolled run of the interior columns (whose
 /// first `done` outputs are written): border columns, top and bottom outputs, the rest of the
 /// run. Out of line: the per-channel path stays short.
-template <int Kind, bool Clip, bool BN>
+template <int Kind, bool BN>
 [[gnu::noinline]] void dw3_rest(const tile_args& a, const box& bx, const dw3_shape& g,
                                 const atoms::fast_requant& q, int c, std::uint32_t fr0,
                                 std::uint32_t fr1, std::uint32_t fr2, std::int32_t b,
@@ -101,30 +102,33 @@ template <int Kind, bool Clip, bool BN>
       if constexpr (Kind < 3) {
         if (m >= 3) {
           const isa::dw_quant dq{b, kf, lf, q.t_hi, q.mul, q.shift, q.hi};
-          isa::dw3_roll<Kind, Clip, BN>(p, r0, r1, wi, o, ostep, m / 3, f0, f1, f2, dq);
+          if (q.clip)
+            isa::dw3_roll<Kind, true, BN>(p, r0, r1, wi, o, ostep, m / 3, f0, f1, f2, dq);
+          else
+            isa::dw3_roll<Kind, false, BN>(p, r0, r1, wi, o, ostep, m / 3, f0, f1, f2, dq);
           m %= 3;
         }
       }
 #endif
       for (; m >= 3 && !(corev && Kind < 3); m -= 3) {  // CORE-V: done by the assembly
         const std::uint32_t r2 = isa::load4(p);
-        *o = dw_finish<Kind, Clip, BN>(q, c, kf, lf, dw3_dot(r0, r1, r2, f0, f1, f2, b));
+        *o = dw_finish<Kind, BN>(q, c, kf, lf, dw3_dot(r0, r1, r2, f0, f1, f2, b));
         o += ostep;
         r0 = isa::load4(p + wi);
-        *o = dw_finish<Kind, Clip, BN>(q, c, kf, lf, dw3_dot(r1, r2, r0, f0, f1, f2, b));
+        *o = dw_finish<Kind, BN>(q, c, kf, lf, dw3_dot(r1, r2, r0, f0, f1, f2, b));
         o += ostep;
         r1 = isa::load4(p + 2 * wi);
-        *o = dw_finish<Kind, Clip, BN>(q, c, kf, lf, dw3_dot(r2, r0, r1, f0, f1, f2, b));
+        *o = dw_finish<Kind, BN>(q, c, kf, lf, dw3_dot(r2, r0, r1, f0, f1, f2, b));
         o += ostep;
         p += 3 * wi;
       }
       if (m > 0) {
         const std::uint32_t r2 = isa::load4(p);
-        *o = dw_finish<Kind, Clip, BN>(q, c, kf, lf, dw3_dot(r0, r1, r2, f0, f1, f2, b));
+        *o = dw_finish<Kind, BN>(q, c, kf, lf, dw3_dot(r0, r1, r2, f0, f1, f2, b));
         o += ostep;
         if (m > 1) {
-          *o = dw_finish<Kind, Clip, BN>(q, c, kf, lf,
-                                         dw3_dot(r1, r2, isa::load4(p + wi), f0, f1, f2, b));
+          *o =
+              dw_finish<Kind, BN>(q, c, kf, lf, dw3_dot(r1, r2, isa::load4(p + wi), f0, f1, f2, b));
         }
       }
     } else {
@@ -132,7 +136,7 @@ template <int Kind, bool Clip, bool BN>
       for (; m > 0; --m, p += step, o += ostep) {
         const std::int32_t acc =
             dw3_dot(isa::load4(p), isa::load4(p + wi), isa::load4(p + 2 * wi), f0, f1, f2, b);
-        *o = dw_finish<Kind, Clip, BN>(q, c, kf, lf, acc);
+        *o = dw_finish<Kind, BN>(q, c, kf, lf, acc);
       }
     }
   };
@@ -147,7 +151,7 @@ template <int Kind, bool Clip, bool BN>
     const int lanes = (ix0 + kw > a.w_in ? a.w_in - ix0 : kw) - sl;
     std::uint8_t* o = o_first + static_cast<long>(x - bx.x0) * a.c_out;
     if (lanes <= 0) {  // a window in the padding only
-      for (int j = 0; j < n; ++j) o[j * ostep] = dw_finish<Kind, Clip, BN>(q, c, kf, lf, b);
+      for (int j = 0; j < n; ++j) o[j * ostep] = dw_finish<Kind, BN>(q, c, kf, lf, b);
       continue;
     }
     const std::uint32_t mask = lanes >= 4 ? ~0u : (1u << (8 * lanes)) - 1u;
@@ -171,13 +175,13 @@ template <int Kind, bool Clip, bool BN>
       }
       if (interior && j >= j_top && j < j_top + mid_all) continue;  // rolled already
       const int iy = iy0 + j * sh;
-      o[j * ostep] = dw_finish<Kind, Clip, BN>(
-          q, c, kf, lf, dw3_dot(row(iy), row(iy + 1), row(iy + 2), f0, f1, f2, b));
+      o[j * ostep] = dw_finish<Kind, BN>(q, c, kf, lf,
+                                         dw3_dot(row(iy), row(iy + 1), row(iy + 2), f0, f1, f2, b));
     }
   }
 }
 
-template <int Kind, bool Clip, bool BN>
+template <int Kind, bool BN>
 void dw3_tile(const tile_args& a, const box& bx) {
   const atoms::fast_requant q = atoms::fast_of(a);
   dw3_shape g{};
@@ -244,9 +248,11 @@ void dw3_tile(const tile_args& a, const box& bx) {
           ch.p = plane + in_run + static_cast<long>(x - xa) * sw;
           ch.o = o_run + static_cast<long>(x - xa) * c_out;
           if (bias != nullptr)
-            isa::dw3_roll_chans<Kind, Clip, BN, true>(ch, dq);
+            q.clip ? isa::dw3_roll_chans<Kind, true, BN, true>(ch, dq)
+                   : isa::dw3_roll_chans<Kind, false, BN, true>(ch, dq);
           else
-            isa::dw3_roll_chans<Kind, Clip, BN, false>(ch, dq);
+            q.clip ? isa::dw3_roll_chans<Kind, true, BN, false>(ch, dq)
+                   : isa::dw3_roll_chans<Kind, false, BN, false>(ch, dq);
         }
         if (rest || 3 * n3 < g.mid_all) {
           for (int c = bx.c0; c < c_fast; ++c) {
@@ -256,7 +262,7 @@ void dw3_tile(const tile_args& a, const box& bx) {
             const std::int32_t b = bias != nullptr ? bias[c] : 0;
             const std::uint32_t kf = BN ? static_cast<std::uint32_t>(q.kappa[c]) : 1u;
             const std::uint32_t lf = BN ? static_cast<std::uint32_t>(q.lambda[c]) : 0u;
-            dw3_rest<Kind, Clip, BN>(a, bx, g, q, c, fr0, fr1, fr2, b, kf, lf, xb, 3 * n3);
+            dw3_rest<Kind, BN>(a, bx, g, q, c, fr0, fr1, fr2, b, kf, lf, xb, 3 * n3);
           }
         }
         plane += (c_fast - bx.c0) * plane_bytes;
@@ -295,32 +301,37 @@ void dw3_tile(const tile_args& a, const box& bx) {
     if constexpr (Kind < 3) {
       if (xe > xa && n3 > 0) {
         const isa::dw_quant dq{b, kf, lf, q.t_hi, q.mul, q.shift, q.hi};
-        isa::dw3_roll_cols<Kind, Clip, BN>(plane + in_run, wi, o_run, g.ostep, n3, xe - xa, pstep,
-                                           ostep_col, fr0, fr1, fr2, dq);
+        if (q.clip)
+          isa::dw3_roll_cols<Kind, true, BN>(plane + in_run, wi, o_run, g.ostep, n3, xe - xa, pstep,
+                                             ostep_col, fr0, fr1, fr2, dq);
+        else
+          isa::dw3_roll_cols<Kind, false, BN>(plane + in_run, wi, o_run, g.ostep, n3, xe - xa,
+                                              pstep, ostep_col, fr0, fr1, fr2, dq);
         done = 3 * n3;
       }
     }
 #endif
     if (rest || xe < xb || done < g.mid_all)
-      dw3_rest<Kind, Clip, BN>(a, bx, g, q, c, fr0, fr1, fr2, b, kf, lf, xe, done);
+      dw3_rest<Kind, BN>(a, bx, g, q, c, fr0, fr1, fr2, b, kf, lf, xe, done);
   }
 }
 
 using dw3_fn = void (*)(const tile_args&, const box&);
 
-/// dw3_tile for this call's requantization: kinds 0..2 x final clip x batch-norm, then
-/// kind 3 (one instantiation each, chosen once per call).
+/// dw3_tile for this call's requantization: kinds 0..2 x batch-norm, then kind 3 (one
+/// instantiation each, chosen once per call; the final clip picks one of two assembly
+/// variants inside).
 inline dw3_fn dw3_for(const atoms::fast_requant& q, const requant_plan& plan) {
   struct table {
-    dw3_fn f[13];
+    dw3_fn f[7];
   };
   static constexpr table t = []<int... O>(std::integer_sequence<int, O...>) {
-    return table{{&dw3_tile<O / 4, (O & 2) != 0, (O & 1) != 0>..., &dw3_tile<3, false, false>}};
+    return table{{&dw3_tile<O / 2, (O & 1) != 0>..., &dw3_tile<3, false>}};
   }
-  (std::make_integer_sequence<int, 12>{});
+  (std::make_integer_sequence<int, 6>{});
   const int kind = atoms::fast_kind(plan);
-  if (kind == 3) return t.f[12];
-  return t.f[kind * 4 + (q.clip ? 2 : 0) + (q.kappa != nullptr ? 1 : 0)];
+  if (kind == 3) return t.f[6];
+  return t.f[kind * 2 + (q.kappa != nullptr ? 1 : 0)];
 }
 
 }  // namespace detail
