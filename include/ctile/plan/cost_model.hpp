@@ -34,18 +34,22 @@ inline constexpr int matmul_4x1_per_k4 = 9;    ///< [loop] 4 channels x 1 pixel:
 inline constexpr int matmul_1x1_per_k4 = 3;    ///< [loop] one dot: 2 lw + 1 sdotp
 inline constexpr int matmul_block_setup = 23;  ///< [loop] accumulators, pointers, loop set-up
 inline constexpr int matmul_small_setup = 12;  ///< [estimate] same for a leftover block
-/// [fit:cycles_pointwise] batch-norm (kappa * acc + lambda), requantization, clip, store of
-/// one conv output; 8 per 4x2 block.
-inline constexpr int requant_per_output = 22;
-inline constexpr int im2col_per_row = 4;  ///< [fit:cycles_conv3x3] per kernel row: bounds, pointers
-/// [loop] lw + sw (2 words in 4 instructions) + load-use
-inline constexpr int im2col_per_word = 3;
-/// [estimate] depthwise per input byte of a core's block: per-channel filter set-up and
-/// per-column pointers on the direct path, the stripe copy on padded border columns.
-inline constexpr int dw_transpose_per_byte = 1;
-inline constexpr int dw_per_k4 = 3;  ///< [loop] misaligned lw (2) + sdotp per filter row
-/// [fit:cycles_depthwise3x3] per output: bias, requantization (mulhu), store, loop control.
-inline constexpr int dw_per_output = 26;
+/// [fit:cycles_pointwise, cycles_pointwise_c256] batch-norm (kappa * acc + lambda),
+/// requantization, clip, store of one conv output, straight from the block's registers; 8 per
+/// 4x2 block (block set-up + 8 outputs = 93 cycles in both programs).
+inline constexpr int requant_per_output = 9;
+/// [fit:cycles_conv3x3] per kernel row of a pixel: interior pixel pairs read their receptive
+/// field in place (no copy); only border pairs are copied to the im2col buffer.
+inline constexpr int im2col_per_row = 4;
+/// [fit:cycles_conv3x3] copying words is limited to border pairs: negligible per word.
+inline constexpr int im2col_per_word = 0;
+/// [fit:cycles_depthwise3x3] depthwise per input byte of a core's block: the window rows stay
+/// in registers and roll down each column (one word load per output), so no per-byte copy.
+inline constexpr int dw_transpose_per_byte = 0;
+inline constexpr int dw_per_k4 = 1;  ///< [loop] one sdotp per filter row (rows in registers)
+/// [fit:cycles_depthwise3x3] per output: word load, bias, requantization (a mulhu plan: 5
+/// cycles; a shift plan is ~4 cycles cheaper), store, hardware-loop control.
+inline constexpr int dw_per_output = 12;
 /// [fit:cycles_linear] per output: bias, requantization, store (outputs in 4x1 blocks).
 inline constexpr int linear_per_output = 44;
 inline constexpr int maxpool_per_tap4 = 16;    ///< [fit:cycles_maxpool] per window tap, 4 channels
