@@ -1,6 +1,7 @@
 #include "report.hpp"
 
 #include <cinttypes>
+#include <string>
 
 namespace ctile::plan_report {
 
@@ -103,7 +104,11 @@ void print_table(std::FILE* out, const std::string& name, const dynamic_plan& d)
     const std::string tile = triple(q.tile_h, q.tile_w, q.tile_c);
     const std::string tiles = triple(q.n_h, q.n_w, q.n_c);
     const std::string border = triple(q.last_h, q.last_w, q.last_c);
-    const std::string tin = triple(q.in_h, q.in_w, q.in_c);
+    // A linear layer whose reduction is cut: its input tile is the K tile, tiles count K.
+    // A linear layer whose reduction is cut: its input tile is a K tile ("k<bytes>/<tiles>").
+    char ktile[32];
+    std::snprintf(ktile, sizeof ktile, "k%d/%d", q.tile_k, q.n_k);
+    const std::string tin = q.n_k > 1 ? std::string(ktile) : triple(q.in_h, q.in_w, q.in_c);
     char where[4] = {};
     int nw = 0;
     if (q.l3.x) where[nw++] = 'x';
@@ -196,6 +201,8 @@ void print_json(std::FILE* out, const std::string& name, const dynamic_plan& d) 
                  q.tile_h, q.tile_w, q.tile_c, q.in_h, q.in_w, q.in_c, q.n_h, q.n_w, q.n_c);
     std::fprintf(out, ",\"border_out\":[%d,%d,%d],\"border_in\":[%d,%d]", q.last_h, q.last_w,
                  q.last_c, q.in_last_h, q.in_last_w);
+    if (l.kind == op::linear)
+      std::fprintf(out, ",\"k_tile\":%d,\"k_tiles\":%d,\"k_last\":%d", q.tile_k, q.n_k, q.last_k);
     std::fprintf(out,
                  ",\"l1_bytes\":{\"x\":%d,\"y\":%d,\"w\":%d,\"im2col\":%d,\"kappa_lambda\":%d,"
                  "\"total\":%d}",

@@ -30,7 +30,11 @@ int solver_report(const char* name, std::span<const ctile::layer> layers, const 
     for (std::size_t i = 0; i < sol.layers.size(); ++i) {
       const layer_solution& x = sol.layers[i];
       char tile[48];
-      std::snprintf(tile, sizeof tile, "%dx%dx%d", x.chosen.th, x.chosen.tw, x.chosen.tc);
+      if (x.chosen.tk > 0)  // a linear layer's reduction cut in K tiles
+        std::snprintf(tile, sizeof tile, "%dx%dx%d k%d", x.chosen.th, x.chosen.tw, x.chosen.tc,
+                      x.chosen.tk);
+      else
+        std::snprintf(tile, sizeof tile, "%dx%dx%d", x.chosen.th, x.chosen.tw, x.chosen.tc);
       std::printf("%3zu %-12s %-10s %-13s %-9s %12" PRId64 " %10.6f %s\n", i,
                   s.layers[i].name.c_str(), ctile::op_name(s.layers[i].kind), tile,
                   ctile::split_name(x.chosen.split.kind), x.chosen.cycles,

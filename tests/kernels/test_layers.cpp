@@ -316,6 +316,94 @@ TEST(Kernels, LinearEightAndThirtyTwoBitOutputs) {
   }
 }
 
+// A linear layer's reduction cut in K tiles: each call sees only its slice of the input and
+// the matching columns of the tile's weight rows (packed, as the runtime's DMA lays them out in
+// L1); the int32 partial sums carry over from the first call to the last, which alone
+// requantizes. Compared with the reference over the whole layer.
+TEST(Kernels, LinearWithTheReductionInKTiles) {
+  rng_t g(31);
+  for (int n = 0; n < 60; ++n) {
+    const bool bn = uniform(g, 0, 1) == 1, bias = uniform(g, 0, 1) == 1, raw = n % 4 == 0;
+    layer l = linear(uniform(g, 1, 19));
+    if (bias) l = l.with_bias();
+    if (bn && !raw) l = l.bn();
+    const layer in = input(uniform(g, 1, 4), uniform(g, 1, 5), uniform(g, 1, 40));
+    std::vector<layer> ls{in, l};
+    ASSERT_TRUE(infer(ls).ok());
+    const requant q = pick_quant(g, typical_t(ls[1], bn));
+    const layer_case c = make_case({in, raw ? l.raw() : l.requantized(q.m, q.d, q.lo, q.hi)}, g);
+    const int K = static_cast<int>(c.l.in.elements());
+    const int tk = 4 * uniform(g, 1, (K + 3) / 4);  // a multiple of 4; the last tile is shorter
+    const int nk = (K + tk - 1) / tk;
+    const int c0 = uniform(g, 0, c.l.out.c - 1), c1 = uniform(g, c0 + 1, c.l.out.c);
+    const int cn = c1 - c0;
+    const int cores = uniform(g, 1, 8);
+    SCOPED_TRACE("linear K-tiled case " + std::to_string(n) + ": K " + std::to_string(K) +
+                 " in tiles of " + std::to_string(tk) + ", channels [" + std::to_string(c0) + "," +
+                 std::to_string(c1) + "), " + std::to_string(cores) + " cores");
+    tile_args a = layer_args(c.l, c.params());
+    if (a.bias) a.bias += c0;
+    if (a.kappa) a.kappa += c0, a.lambda += c0;
+    a.h_out = a.w_out = 1, a.c_out = cn;
+    a.h_in = a.w_in = 1;
+    a.cores = cores;
+    std::vector<std::int32_t> partial(static_cast<std::size_t>(cn), 0x5a5a5a5a);
+    std::vector<std::int32_t> out32(static_cast<std::size_t>(cn), -1);
+    std::vector<std::uint8_t> out8(static_cast<std::size_t>(cn), 0);
+    a.out = raw ? static_cast<void*>(out32.data()) : static_cast<void*>(out8.data());
+    a.partial = partial.data();
+    for (int ik = 0; ik < nk; ++ik) {
+      const int k0 = ik * tk, kn = std::min(tk, K - k0);
+      std::vector<std::uint8_t> x(static_cast<std::size_t>(kn));
+      std::vector<std::int8_t> w(static_cast<std::size_t>(cn) * kn);
+      for (int k = 0; k < kn; ++k)
+        x[static_cast<std::size_t>(k)] =
+            static_cast<std::uint8_t>(c.x[static_cast<std::size_t>(k0 + k)]);
+      for (int ch = 0; ch < cn; ++ch)
+        for (int k = 0; k < kn; ++k)
+          w[static_cast<std::size_t>(ch) * kn + k] =
+              c.w[static_cast<std::size_t>(c0 + ch) * K + static_cast<std::size_t>(k0 + k)];
+      a.in = x.data();
+      a.c_in = kn;
+      a.weights = w.data();
+      a.k_first = ik == 0;
+      a.k_last = ik == nk - 1;
+      ASSERT_EQ(check(kernel_kind::linear, a), args_problem::none);
+      for (int core = 0; core < cores; ++core) {
+        tile_args mine = a;
+        mine.core = core;
+        kernels::run(kernel_kind::linear, mine);
+      }
+      if (!a.k_last) {  // nothing may be written to the output before the last K tile
+        for (int ch = 0; ch < cn; ++ch) {
+          ASSERT_EQ(out32[static_cast<std::size_t>(ch)], -1);
+          ASSERT_EQ(out8[static_cast<std::size_t>(ch)], 0);
+        }
+      }
+    }
+    for (int ch = 0; ch < cn; ++ch) {
+      const std::int32_t got =
+          raw ? out32[static_cast<std::size_t>(ch)] : out8[static_cast<std::size_t>(ch)];
+      ASSERT_EQ(got, c.ref[static_cast<std::size_t>(c0 + ch)]) << "output channel " << c0 + ch;
+    }
+  }
+}
+
+// A K-tiled call without its partial-sum buffer is rejected.
+TEST(Kernels, LinearKTilesNeedAPartialSumBuffer) {
+  tile_args a;
+  std::uint8_t x[4] = {};
+  std::int8_t w[4] = {};
+  std::uint8_t y[1] = {};
+  a.in = x, a.out = y, a.weights = w;
+  a.h_in = a.w_in = 1, a.c_in = 4, a.h_out = a.w_out = a.c_out = 1;
+  a.k_first = true, a.k_last = false;
+  EXPECT_EQ(check(kernel_kind::linear, a), args_problem::null_pointer);
+  std::int32_t p[1] = {};
+  a.partial = p;
+  EXPECT_EQ(check(kernel_kind::linear, a), args_problem::none);
+}
+
 TEST(Kernels, PoolsRandomized) {
   rng_t g(4);
   for (int n = 0; n < 60; ++n) {
@@ -440,7 +528,8 @@ TEST(Kernels, EveryFastRequantKindAndOption) {
             make_case({input(which == 2 ? 7 : 5, which == 1 ? 6 : 5, which == 2 ? 6 : 8), l}, g);
         const tile_run r(c, {0, c.l.out.h, 0, c.l.out.w, 0, c.l.out.c}, false);
         const atoms::fast_requant f = atoms::fast_of(r.a);
-        ASSERT_EQ(atoms::fast_kind(r.a.quant), q.kind) << q.m << "/" << q.d << " op " << which << " options " << opt;
+        ASSERT_EQ(atoms::fast_kind(r.a.quant), q.kind)
+            << q.m << "/" << q.d << " op " << which << " options " << opt;
         ASSERT_EQ(f.clip, q.clip) << q.m << "/" << q.d;
         seen[q.kind][q.clip][bias][bn] = true;
         for (int cores : {1, 2, 5})

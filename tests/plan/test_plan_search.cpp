@@ -29,7 +29,9 @@ using small_net = network<input(12, 10, 8),                                    /
 
 // Independent L1 need of a tile (DESIGN.md section 2): input, output, weights and kappa/lambda
 // double-buffered when they change between tiles, im2col / depthwise scratch, 4-byte aligned.
-int need(const layer& l, const platform& p, int tc, int th, int tw) {
+// `cores`: the working cores whose scratch counts (0: all of the platform's).
+int need(const layer& l, const platform& p, int tc, int th, int tw, int cores = 0) {
+  if (cores == 0) cores = p.cores;
   auto up4 = [](long v) { return static_cast<int>((v + 3) / 4 * 4); };
   const int H = l.out.h, W = l.out.w, C = l.out.c;
   const int nh = (H + th - 1) / th, nw = (W + tw - 1) / tw, nc = (C + tc - 1) / tc;
@@ -55,10 +57,10 @@ int need(const layer& l, const platform& p, int tc, int th, int tw) {
   long scratch = 0;
   if (l.kind == op::conv && !(l.kernel.h == 1 && l.kernel.w == 1 && l.pad == padding{}))
     scratch = kernels::scratch_bytes(kernels::kernel_kind::conv, th, l.in.c, l.kernel.h, l.kernel.w,
-                                     l.stride.h, p.cores);
+                                     l.stride.h, cores);
   if (l.kind == op::depthwise)
     scratch = kernels::scratch_bytes(kernels::kernel_kind::depthwise, th, tc, l.kernel.h,
-                                     l.kernel.w, l.stride.h, p.cores);
+                                     l.kernel.w, l.stride.h, cores);
   (void)in_h;
   const long y = long{th} * tw * tc * l.output_bytes_per_element();
   return (changes_x ? 2 : 1) * inputs * up4(x) + (nh * nw * nc > 1 ? 2 : 1) * up4(y) +
@@ -105,16 +107,28 @@ struct pick {
 // Brute force in the documented order: channels, rows, columns from large to small; the first
 // best wins. Depthwise tiles are whole rows.
 template <class Better>
-pick brute_force(const layer& l, const platform& p, Better better) {
+pick brute_force(const layer& l, const platform& p, Better better, int cores = 0) {
   pick best;
   for (int tc = l.out.c; tc >= 1; --tc)
     for (int th = l.out.h; th >= 1; --th)
       for (int tw = l.out.w; tw >= 1; --tw) {
         if (l.kind == op::depthwise && tw != l.out.w) continue;
-        if (need(l, p, tc, th, tw) > p.l1_budget()) continue;
+        if (need(l, p, tc, th, tw, cores) > p.l1_budget()) continue;
         if (!best.found || better(tc, th, tw, best)) best = {true, tc, th, tw};
       }
   return best;
+}
+
+// The core counts a layer is planned for, in order: all the platform's; when nothing fits
+// and the kernel keeps scratch per core (conv with im2col, depthwise), half, a quarter, ...
+bool scratch_per_core(const layer& l) {
+  return (l.kind == op::conv && !(l.kernel.h == 1 && l.kernel.w == 1 && l.pad == padding{})) ||
+         l.kind == op::depthwise;
+}
+std::vector<int> fewer_cores(const platform& p) {
+  std::vector<int> r;
+  for (int n = p.cores / 2; n >= 1; n /= 2) r.push_back(n);
+  return r;
 }
 
 // L1 budgets (total L1, before the 27,300 B of GAP-8 stacks) that force tiling.
@@ -144,9 +158,15 @@ TEST(PlanSearch, DoryObjectiveEqualsBruteForce) {
     for (std::size_t i = 1; i < small_net::size; ++i) {
       const layer& l = small_net::layers[i];
       SCOPED_TRACE(std::string(l.name.c_str()) + " budget " + std::to_string(b));
-      const pick want = brute_force(l, p, [&](int tc, int th, int tw, const pick& cur) {
+      const auto better = [&](int tc, int th, int tw, const pick& cur) {
         return dory_objective(l, p, tc, th, tw) > dory_objective(l, p, cur.tc, cur.th, cur.tw);
-      });
+      };
+      pick want = brute_force(l, p, better);
+      if (!want.found && scratch_per_core(l))
+        for (int n : fewer_cores(p)) {
+          const pick w = brute_force(l, p, better, n);
+          if (w.found && (!want.found || better(w.tc, w.th, w.tw, want))) want = w;
+        }
       const layer_plan got = plan_layer(l, p, objective::dory);
       ASSERT_EQ(got.fits, want.found);
       if (!want.found) continue;
@@ -166,21 +186,29 @@ TEST(PlanSearch, CostModelPlanEqualsBruteForceOverTilingsAndSplits) {
     for (std::size_t i = 1; i < small_net::size; ++i) {
       const layer& l = small_net::layers[i];
       SCOPED_TRACE(std::string(l.name.c_str()) + " budget " + std::to_string(b));
-      const tiling_problem P = make_problem(l, p);
-      const cost::split_list splits = cost::splits_for(P);
+      const tiling_problem full = make_problem(l, p);
       std::int64_t best = -1;
       pick at;
       core_split split{};
-      for (int tc = l.out.c; tc >= 1; --tc)
-        for (int th = l.out.h; th >= 1; --th)
-          for (int tw = l.out.w; tw >= 1; --tw) {
-            if (l.kind == op::depthwise && tw != l.out.w) continue;
-            if (need(l, p, tc, th, tw) > p.l1_budget()) continue;
-            for (int s = 0; s < splits.n; ++s) {
-              const std::int64_t c = cost::layer_cycles(P, tc, th, tw, splits.item[s]);
-              if (best < 0 || c < best) best = c, at = {true, tc, th, tw}, split = splits.item[s];
+      std::vector<int> counts{p.cores};
+      for (int n : fewer_cores(p)) counts.push_back(n);
+      bool on_all_cores = false;  // a tiling fits on all cores: fewer are not tried
+      for (int n : counts) {
+        if (n < p.cores && (on_all_cores || !scratch_per_core(l))) break;
+        const tiling_problem P = n < p.cores ? on_fewer_cores(full, n) : full;
+        const cost::split_list splits = cost::splits_for(P);
+        for (int tc = l.out.c; tc >= 1; --tc)
+          for (int th = l.out.h; th >= 1; --th)
+            for (int tw = l.out.w; tw >= 1; --tw) {
+              if (l.kind == op::depthwise && tw != l.out.w) continue;
+              if (need(l, p, tc, th, tw, n) > p.l1_budget()) continue;
+              for (int s = 0; s < splits.n; ++s) {
+                const std::int64_t c = cost::layer_cycles(P, tc, th, tw, splits.item[s]);
+                if (best < 0 || c < best) best = c, at = {true, tc, th, tw}, split = splits.item[s];
+              }
             }
-          }
+        if (n == p.cores) on_all_cores = at.found;
+      }
       const layer_plan got = plan_layer(l, p, objective::model);
       ASSERT_EQ(got.fits, at.found);
       if (!at.found) continue;
@@ -218,20 +246,42 @@ TEST(PlanSearch, CostModelPlanIsNeverWorseThanDorysChoice) {
 }
 
 TEST(PlanSearch, NoTilingFitsReportsTheLeastL1) {
-  // A 3x3 conv over 512 channels: im2col alone takes 8 x 2 x 512 x 9 = 73,728 B.
-  using big = network<input(8, 8, 512), conv2d(16, 3).same().named("big")>;
+  // A 3x3 conv over 2048 channels: im2col alone takes 2 x 2048 x 9 = 36,864 B per core, more
+  // than GAP-8's L1 budget even on one core.
+  using big = network<input(8, 8, 2048), conv2d(16, 3).same().named("big")>;
   const layer_plan q = plan_layer(big::layers[1], gap8);
   EXPECT_FALSE(q.fits);
-  // Least need: 1x1x1 output tile: 3x3x512 input x2, 1 B output x2, 4608 B weights (single
-  // copy only if the channel tile is whole: it is not), 73,728 B im2col.
-  const int least =
-      std::min(need(big::layers[1], gap8, 1, 1, 1), need(big::layers[1], gap8, 16, 8, 8));
-  int exact = least;
+  // Least need, on one core (the least of any core count): over the tile corners.
+  int exact = need(big::layers[1], gap8, 1, 1, 1, 1);
   for (int tc : {1, 16})
     for (int th : {1, 8})
-      for (int tw : {1, 8}) exact = std::min(exact, need(big::layers[1], gap8, tc, th, tw));
+      for (int tw : {1, 8}) exact = std::min(exact, need(big::layers[1], gap8, tc, th, tw, 1));
   EXPECT_EQ(q.l1_needed, exact);
   EXPECT_GT(q.l1_needed, gap8.l1_budget());
+}
+
+// When no tiling fits beside every core's im2col buffer, the layer runs on fewer cores: the
+// most that fit, each with its scratch, as a grid split that leaves the other cores idle.
+TEST(PlanSearch, FewerCoresWhenScratchDoesNotFit) {
+  // 3x3 over 512 channels: 9,216 B of im2col per core, 73,728 B for 8.
+  using big = network<input(8, 8, 512), conv2d(16, 3).same().named("big")>;
+  const layer& l = big::layers[1];
+  const layer_plan q = plan_layer(l, gap8);
+  ASSERT_TRUE(q.fits);
+  EXPECT_LT(q.cores, gap8.cores);
+  EXPECT_EQ(q.split.kind, split_kind::grid);
+  EXPECT_LE(q.split.v * q.split.k, q.cores);
+  EXPECT_EQ(q.l1.total, need(l, gap8, q.tile_c, q.tile_h, q.tile_w, q.cores));
+  EXPECT_LE(q.l1.total, gap8.l1_budget());
+  // Nothing fits on all cores; no other core count plans it faster.
+  const tiling_problem P = make_problem(l, gap8);
+  EXPECT_FALSE(search(P).found);
+  for (int n : fewer_cores(gap8)) {
+    const tiling_choice c = search(on_fewer_cores(P, n));
+    if (c.found) {
+      EXPECT_GE(c.score, q.l1_cycles) << n << " cores";
+    }
+  }
 }
 
 TEST(PlanSearch, LayersWithoutAValidShapeAreReportedNotPlanned) {

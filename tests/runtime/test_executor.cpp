@@ -89,6 +89,10 @@ void check_activations_vary() {
 }
 
 constexpr platform tiny_l1 = gap8.with_stacks(0, 0).with_l1(16 * 1024).named("tiny-l1");
+// 8 KiB: the CIFAR-10 classifier's weight rows (4 KiB each) no longer fit whole beside their
+// input, so its reduction is cut in K tiles.
+constexpr platform l1_8k = gap8.with_stacks(0, 0).with_l1(8 * 1024).named("l1-8k");
+constexpr platform l1_4k = gap8.with_stacks(0, 0).with_l1(4 * 1024).named("l1-4k");
 constexpr platform small_l2 = gap8.with_l2(72 * 1024).with_code_reserve(0).named("small-l2");
 constexpr platform no_l3 = gap8.with_l3(0).named("no-l3");
 
@@ -97,6 +101,17 @@ TEST(Executor, Cifar10OnGap8) {
 }
 TEST(Executor, Cifar10TinyL1) {
   check_network<examples::cifar10_cnn, tiny_l1>("tiny L1");
+}
+TEST(Executor, Cifar10L1Of8KiB) {
+  check_network<examples::cifar10_cnn, l1_8k>("8 KiB L1");
+  const auto& fc = executor<examples::cifar10_cnn, l1_8k>::plan.layers.back();
+  EXPECT_GT(fc.n_k, 1) << "the classifier's reduction was not cut";
+}
+TEST(Executor, Cifar10L1Of4KiB) {
+  check_network<examples::cifar10_cnn, l1_4k>("4 KiB L1");
+}
+TEST(Executor, ResidualL1Of8KiB) {
+  check_network<examples::resnet_small, l1_8k>("8 KiB L1");
 }
 // The small-L2 platform must force the L3 stages: input rows, output rows and weight stripes.
 TEST(Executor, SmallL2ForcesL3Stages) {

@@ -111,7 +111,8 @@ outcome run_tiled(const layer& l, const layer_plan& p, const layer_data& d,
   return o;
 }
 
-void check_layer(std::vector<layer> ls, int l1_bytes, int cores, std::uint32_t seed) {
+void check_layer(std::vector<layer> ls, int l1_bytes, int cores, std::uint32_t seed,
+                 bool k_tiles = false) {
   ASSERT_TRUE(infer(ls).ok());
   const layer& l = ls.back();
   // l1_bytes == 0: a third of what the layer needs as a single tile (or the least any tiling
@@ -128,6 +129,12 @@ void check_layer(std::vector<layer> ls, int l1_bytes, int cores, std::uint32_t s
   if (l1_bytes < 36700) {
     EXPECT_GT(p.tiles(), 1) << "the budget did not force tiling";
   }
+  // A linear layer whose weight rows cannot fit whole must have its reduction cut.
+  if (k_tiles) {
+    EXPECT_GT(p.n_k, 1) << "the budget did not force K tiles";
+    EXPECT_EQ(p.tile_k % 4, 0);
+    EXPECT_LE(p.l1.total, plat.l1_budget());
+  }
   std::mt19937 rng(seed);
   const layer_data d = make_data(l, rng);
   std::uniform_int_distribution<int> px(0, 255);
@@ -140,9 +147,10 @@ void check_layer(std::vector<layer> ls, int l1_bytes, int cores, std::uint32_t s
   const auto expected = reference::run_layer(l, d.params(), x, x2);
   for (auto mode : {hal::completion::at_wait, hal::completion::random}) {
     const outcome o = run_tiled(l, p, d, x, x2, mode, seed, cores);
-    SCOPED_TRACE(testing::Message() << op_name(l.kind) << " tiles " << p.tile_h << "x" << p.tile_w
-                                    << "x" << p.tile_c << " (" << p.n_h << "x" << p.n_w << "x"
-                                    << p.n_c << ") split " << split_name(p.split.kind));
+    SCOPED_TRACE(testing::Message()
+                 << op_name(l.kind) << " tiles " << p.tile_h << "x" << p.tile_w << "x" << p.tile_c
+                 << " (" << p.n_h << "x" << p.n_w << "x" << p.n_c << ") k " << p.tile_k << " ("
+                 << p.n_k << ") split " << split_name(p.split.kind));
     for (const auto& s : o.problems) ADD_FAILURE() << s;
     ASSERT_EQ(o.values.size(), expected.size());
     std::size_t bad = 0;
@@ -176,6 +184,16 @@ TEST(TileLoop, LinearPoolsAndAdd) {
   check_layer({input(10, 10, 8), conv2d(8, 1).named("a"),
                add("a").scaled(0, {3, 1, 1, true}).scaled(1, {1, 0, 1, false})},
               0, 8, 12);
+}
+
+// Fully connected layers whose weight rows do not fit L1 whole: the reduction is cut in K
+// tiles with int32 partial sums in L1; odd reductions leave a short last K tile.
+TEST(TileLoop, LinearWithTheReductionInKTiles) {
+  check_layer({input(8, 8, 64), linear(10).with_bias().bn().requantized(1, 1 << 16)}, 3000, 8, 14,
+              true);
+  check_layer({input(5, 5, 33), linear(37).with_bias().raw()}, 1500, 3, 15, true);
+  check_layer({input(1, 1, 1001), linear(100).bn().requantized(1, 4096)}, 2048, 8, 16, true);
+  check_layer({input(3, 7, 5), linear(6).requantized(1, 300)}, 160, 1, 17, true);
 }
 
 TEST(TileLoop, GapBudgetsSingleTile) {

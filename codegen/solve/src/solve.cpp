@@ -26,6 +26,16 @@ std::string fmt(const char* f, auto... a) {
   return b;
 }
 
+/// The candidate of a constexpr search's choice.
+candidate chosen_of(const tiling_problem& P, const tiling_choice& c) {
+  const int cut = P.linear && c.tk < linear_k(P) ? c.tk : 0;
+  const bool fewer = c.cores > 0 && c.cores < P.cores;
+  const tiling_problem Q = fewer ? on_fewer_cores(P, c.cores) : P;
+  return {c.tc,    c.th,    c.tw,
+          c.split, c.score, l1_bytes_for(Q, c.tc, c.th, c.tw, cut),
+          0,       cut,     fewer ? c.cores : 0};
+}
+
 std::string reason_unknown(z3::optimize& opt) {
   const char* r = Z3_optimize_get_reason_unknown(opt.ctx(), opt);
   return r != nullptr ? r : "unknown";
@@ -173,7 +183,36 @@ problem_set read_problems(std::string_view text) {
   return s;
 }
 
+namespace {
+
+std::vector<candidate> linear_candidates(const tiling_problem& P, std::int64_t* evaluated) {
+  std::map<int, candidate> best_per_k;  // K tile -> best
+  const core_split split = cost::default_split(P);
+  const int K = linear_k(P);
+  std::int64_t rank = 0, count = 0;
+  const plan_detail::axis_candidates cs = plan_detail::linear_channel_candidates(P);
+  for (int i = 0; i < cs.count(); ++i) {
+    const int tc = cs.at(i);
+    plan_detail::for_each_k_tile(P, tc, 0, [&](int tk) {
+      ++count;
+      const int cut = tk < K ? tk : 0;
+      const std::int64_t cyc = cost::layer_cycles(P, tc, 1, 1, split, cut);
+      auto it = best_per_k.find(tk);
+      if (it == best_per_k.end() || cyc < it->second.cycles)
+        best_per_k[tk] = candidate{tc, 1, 1, split, cyc, l1_bytes_for(P, tc, 1, 1, cut), rank, cut};
+      ++rank;
+    });
+  }
+  if (evaluated != nullptr) *evaluated = count;
+  std::vector<candidate> r;
+  for (auto it = best_per_k.rbegin(); it != best_per_k.rend(); ++it) r.push_back(it->second);
+  return r;
+}
+
+}  // namespace
+
 std::vector<candidate> layer_candidates(const tiling_problem& P, std::int64_t* evaluated) {
+  if (P.linear) return linear_candidates(P, evaluated);
   // Every fitting tiling in the constexpr search's order (plan_detail::for_each_tiling), each
   // split in the search's order, evaluated by the cost model's own functions.
   const cost::split_list splits = cost::splits_for(P);
@@ -235,9 +274,25 @@ layer_solution solve_layer(const layer_problem& l, const solve_options& o) {
     return r;
   }
   const tiling_problem& P = l.problem;
-  r.l1_needed = min_l1_need(P);
+  r.l1_needed = min_l1_need(scratch_per_core(P) ? on_fewer_cores(P, 1) : P);
   auto t0 = std::chrono::steady_clock::now();
-  const std::vector<candidate> cands = layer_candidates(P, &r.evaluated);
+  std::vector<candidate> cands = layer_candidates(P, &r.evaluated);
+  if (cands.empty() && scratch_per_core(P)) {
+    // Nothing fits beside every core's kernel scratch: the candidates of fewer cores (as the
+    // constexpr search_on_cores), ranked one count after the other, more cores first.
+    std::int64_t base = 0;
+    for (int n = P.cores / 2; n >= 1; n /= 2) {
+      std::int64_t ev = 0, top = base;
+      for (candidate c : layer_candidates(on_fewer_cores(P, n), &ev)) {
+        c.cores = n;
+        c.rank += base;
+        top = c.rank + 1 > top ? c.rank + 1 : top;
+        cands.push_back(c);
+      }
+      r.evaluated += ev;
+      base = top;
+    }
+  }
   r.model_seconds = since(t0);
   r.candidates = static_cast<std::int64_t>(cands.size());
 
@@ -280,9 +335,9 @@ layer_solution solve_layer(const layer_problem& l, const solve_options& o) {
             "that would work is %d bytes",
             who.c_str(), op_name(l.kind), P.l1_budget, r.l1_needed);
   } else if (o.fallback_search) {
-    const tiling_choice c = search_model(P);
+    const tiling_choice c = search_on_cores(P);
     r.status = c.found ? layer_status::fallback : layer_status::unsat;
-    r.chosen = {c.tc, c.th, c.tw, c.split, c.score, l1_bytes_for(P, c.tc, c.th, c.tw), 0};
+    r.chosen = chosen_of(P, c);
     r.message = fmt("%s: Z3 gave no answer within %u ms (%s); using the constexpr search's plan",
                     who.c_str(), o.timeout_ms, reason_unknown(opt).c_str());
   } else {
@@ -340,14 +395,14 @@ network_solution solve_network_by_search(const problem_set& s) {
       x.chosen = {l.out.c, l.out.h, l.out.w, {}, 0, 0, 0};
     } else {
       const tiling_problem& P = l.problem;
-      x.l1_needed = min_l1_need(P);
+      x.l1_needed = min_l1_need(scratch_per_core(P) ? on_fewer_cores(P, 1) : P);
       const auto t1 = std::chrono::steady_clock::now();
-      const tiling_choice c = search_model(P);
+      const tiling_choice c = search_on_cores(P);
       x.model_seconds = since(t1);
       x.evaluated = c.visited;
       if (c.found) {
         x.status = layer_status::optimal;
-        x.chosen = {c.tc, c.th, c.tw, c.split, c.score, l1_bytes_for(P, c.tc, c.th, c.tw), 0};
+        x.chosen = chosen_of(P, c);
       } else {
         x.status = layer_status::unsat;
         x.message =
@@ -430,9 +485,9 @@ std::string plan_header(const problem_set& s, const network_solution& sol,
     const layer_problem& l = s.layers[i];
     const layer_solution& x = sol.layers[i];
     const candidate& c = x.chosen;
-    h += fmt("      {%s, %d, %d, %d, %d, %d, %d, %d, {%s, %d, %d}, %" PRId64 "},",
+    h += fmt("      {%s, %d, %d, %d, %d, %d, %d, %d, {%s, %d, %d}, %" PRId64 ", %d, %d},",
              kind_enum(l.kind).c_str(), l.out.h, l.out.w, l.out.c, l.in.c, c.tc, c.th, c.tw,
-             split_enum(c.split.kind), c.split.v, c.split.k, c.cycles);
+             split_enum(c.split.kind), c.split.v, c.split.k, c.cycles, c.tk, c.cores);
     h += " // " + std::to_string(i) + " " + c_comment(l.name) + ": " + status_name(x.status);
     if (x.status == layer_status::fallback) h += " (Z3 timed out: constexpr search's plan)";
     h += "\n";
@@ -452,13 +507,13 @@ std::string solution_json(const problem_set& s, const network_solution& sol) {
     total += c.cycles;
     j += fmt(
         "%s\n  {\"index\": %d, \"name\": %s, \"kind\": \"%s\", \"status\": \"%s\", "
-        "\"tile\": [%d, %d, %d], \"split\": \"%s\", \"grid\": [%d, %d], "
+        "\"tile\": [%d, %d, %d], \"k_tile\": %d, \"split\": \"%s\", \"grid\": [%d, %d], "
         "\"objective\": %" PRId64 ", \"l1_bytes\": %d, \"candidates\": %" PRId64
         ", \"evaluated\": %" PRId64
         ", \"seconds\": %.6f, \"model_seconds\": %.6f, "
         "\"z3_seconds\": %.6f",
         i == 0 ? "" : ",", x.index, jstr(l.name).c_str(), op_name(l.kind), status_name(x.status),
-        c.th, c.tw, c.tc, split_name(c.split.kind), c.split.v, c.split.k, c.cycles, c.l1,
+        c.th, c.tw, c.tc, c.tk, split_name(c.split.kind), c.split.v, c.split.k, c.cycles, c.l1,
         x.candidates, x.evaluated, x.model_seconds + x.z3_seconds, x.model_seconds, x.z3_seconds);
     if (!x.message.empty()) j += ", \"message\": " + jstr(x.message);
     j += "}";

@@ -52,6 +52,9 @@ inline constexpr int dw_per_k4 = 1;  ///< [loop] one sdotp per filter row (rows 
 inline constexpr int dw_per_output = 12;
 /// [fit:cycles_linear] per output: bias, requantization, store (outputs in 4x1 blocks).
 inline constexpr int linear_per_output = 44;
+/// [estimate] per output and K tile of a linear layer whose reduction is cut: the int32
+/// partial sum loaded (not on the first K tile) and stored (not on the last).
+inline constexpr int linear_partial_per_output = 4;
 inline constexpr int maxpool_per_tap4 = 16;    ///< [fit:cycles_maxpool] per window tap, 4 channels
 inline constexpr int maxpool_per_output4 = 6;  ///< [estimate] store of 4 channels, loop
 inline constexpr int avgpool_per_tap = 6;      ///< [loop] lbu + add + pointer + load-use
@@ -244,6 +247,19 @@ constexpr split_list splits_for(const tiling_problem& P) {
   }
   for (int k = P.cores / 2; k >= 2 && l.n < 8; --k)
     if (P.cores % k == 0 && P.cores / k >= 2) push({split_kind::grid, P.cores / k, k});
+  if (P.cores < P.cluster_cores) {
+    // On fewer cores than the cluster has, every split is a grid of the working cores (the
+    // kernels leave cores beyond v x k idle): rows become n x 1, channels 1 x n; columns have
+    // no grid form.
+    split_list g;
+    for (int i = 0; i < l.n; ++i) {
+      const core_split s = l.item[i];
+      if (s.kind == split_kind::rows) g.item[g.n++] = {split_kind::grid, P.cores, 1};
+      if (s.kind == split_kind::channels) g.item[g.n++] = {split_kind::grid, 1, P.cores};
+      if (s.kind == split_kind::grid) g.item[g.n++] = s;
+    }
+    return g;
+  }
   return l;
 }
 /// The default split of a kind (what PULP-NN does): rows, channels for depthwise and linear.
@@ -574,8 +590,60 @@ constexpr void layer_cycles_all(const tiling_problem& P, int tc, int th, int tw,
   layer_cycles_at(P, cx, rx, tw, out);
 }
 
-/// Modeled cycles of a layer for one tiling and split.
-constexpr std::int64_t layer_cycles(const tiling_problem& P, int tc, int th, int tw, core_split s) {
+/// Modeled cycles of a linear layer whose reduction is cut in K tiles of `tk` bytes, with
+/// `tc` output channels per tile (the cores split the channels). The loop runs the K tiles of
+/// each channel tile in turn; every tile brings the next tile's input slice and weights (a
+/// 2-D transfer of tc rows of tk bytes), the last K tile of a channel tile also its
+/// per-channel parameters and sends the output. Double-buffered like layer_cycles_at: a tile
+/// costs max(compute, its transfers); prologue: the first slice and weights; epilogue: the
+/// last output; each tile adds `per_tile`.
+constexpr std::int64_t linear_tiled_cycles(const tiling_problem& P, int tc, int tk) {
+  using plan_detail::ceil_div;
+  using plan_detail::ceil_div64;
+  const int K = linear_k(P);
+  const int nc = ceil_div(P.C, tc), lc = P.C - (nc - 1) * tc;
+  const int nk = ceil_div(K, tk), lk = K - (nk - 1) * tk;
+  const int line_lim = P.dma_limit < P.dma_line_max ? P.dma_limit : P.dma_line_max;
+  const auto x_dma = [&](int k) { return dma_cycles(P, k, ceil_div(k, P.dma_limit)); };
+  const auto w_dma = [&](int c, int k) {
+    const std::int64_t b = std::int64_t{c} * k;
+    return dma_cycles(
+        P, b, k <= line_lim ? ceil_div64(b, P.dma_limit) : std::int64_t{c} * ceil_div(k, line_lim));
+  };
+  const auto kl_dma = [&](int c) {
+    return dma_cycles(P, std::int64_t{c} * P.params_per_channel, 1);
+  };
+  const auto comp = [&](int c, int k, bool last) {
+    const std::int64_t cc = ceil_div(c, P.cores);
+    return ceil_div64(cc, 4) *
+               (std::int64_t{ceil_div(k, 4)} * matmul_4x1_per_k4 + matmul_block_setup) +
+           cc * (linear_partial_per_output + (last ? linear_per_output : 0)) + kernel_call;
+  };
+  const std::int64_t tiles = std::int64_t{nc} * nk;
+  const int c0 = nc > 1 ? tc : lc;
+  std::int64_t t = x_dma(tk) + w_dma(c0, tk) + output_dma(P, 1, 1, lc) + tiles * per_tile;
+  for (int ci = 0; ci < 2; ++ci) {
+    const int cnt_c = ci == 0 ? nc - 1 : 1;
+    if (cnt_c == 0) continue;
+    const int c = ci == 0 ? tc : lc;
+    for (int ki = 0; ki < 2; ++ki) {
+      const int cnt_k = ki == 0 ? nk - 1 : 1;
+      if (cnt_k == 0) continue;
+      const int k = ki == 0 ? tk : lk;
+      const std::int64_t a = comp(c, k, ki == 1);
+      const std::int64_t b =
+          x_dma(k) + w_dma(c, k) + (ki == 1 ? kl_dma(c) + output_dma(P, 1, 1, c) : 0);
+      t += std::int64_t{cnt_c} * cnt_k * (a > b ? a : b);
+    }
+  }
+  return t;
+}
+
+/// Modeled cycles of a layer for one tiling and split (`tk`: a linear layer's K tile, 0 or
+/// the whole reduction when it is not cut).
+constexpr std::int64_t layer_cycles(const tiling_problem& P, int tc, int th, int tw, core_split s,
+                                    int tk = 0) {
+  if (P.linear && tk > 0 && tk < linear_k(P)) return linear_tiled_cycles(P, tc, tk);
   split_list one;
   one.item[0] = s;
   one.n = 1;

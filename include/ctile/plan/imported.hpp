@@ -32,6 +32,8 @@ struct imported_layer {
   int tile_c = 0, tile_h = 0, tile_w = 0;
   core_split split{};
   std::int64_t cycles = 0;  ///< modeled cycles of the L2 -> L1 loop nest (the objective)
+  int tile_k = 0;           ///< linear: bytes of the reduction per tile (0: not cut); 0 otherwise
+  int cores = 0;  ///< the cores it runs on when fewer than the platform's (0: all of them)
   friend constexpr bool operator==(const imported_layer&, const imported_layer&) = default;
 };
 
@@ -55,8 +57,11 @@ enum class imported_constraint : std::uint8_t {
   column_tile_out_of_range,       ///< Value: tile_w, Limit: the output columns
   depthwise_tile_not_whole_rows,  ///< Value: tile_w, Limit: the row width it must span
   split_not_supported,            ///< Value: the split kind, Limit: the kind's default split
-  tile_buffers_exceed_l1,         ///< Value: L1 bytes the tiles need, Limit: the L1 budget
-  objective_value_differs,        ///< Value: cycles the header claims, Limit: cycles recomputed
+  k_tile_out_of_range,      ///< Value: tile_k, Limit: the layer's reduction (0 for other kinds)
+  k_tile_not_whole_words,   ///< Value: tile_k, Limit: 4
+  cores_out_of_range,       ///< Value: the cores, Limit: the platform's (fewer only with scratch)
+  tile_buffers_exceed_l1,   ///< Value: L1 bytes the tiles need, Limit: the L1 budget
+  objective_value_differs,  ///< Value: cycles the header claims, Limit: cycles recomputed
 };
 
 constexpr const char* imported_constraint_text(imported_constraint c) {
@@ -83,6 +88,12 @@ constexpr const char* imported_constraint_text(imported_constraint c) {
       return "a depthwise tile must span whole rows";
     case imported_constraint::split_not_supported:
       return "the core split is not one the layer's kernel supports";
+    case imported_constraint::k_tile_out_of_range:
+      return "the K tile is not between 4 and the layer's reduction (or 0 when not linear)";
+    case imported_constraint::cores_out_of_range:
+      return "the core count is not below the platform's, or the kernel has no per-core scratch";
+    case imported_constraint::k_tile_not_whole_words:
+      return "a K tile that cuts the reduction must be a multiple of 4 bytes";
     case imported_constraint::tile_buffers_exceed_l1:
       return "the tile buffers exceed the L1 budget";
     case imported_constraint::objective_value_differs:
@@ -112,7 +123,10 @@ constexpr imported_check check_imported_layer(const layer& l, const platform& p,
   if (l.out.c != im.out_c) return fail(C::output_channels_changed, l.out.c, im.out_c);
   if (l.in.c != im.in_c) return fail(C::input_channels_changed, l.in.c, im.in_c);
   if (l.kind == op::input) return {};
-  const tiling_problem P = make_problem(l, p);
+  const tiling_problem full = make_problem(l, p);
+  if (im.cores != 0 && (im.cores < 1 || im.cores >= full.cores || !scratch_per_core(full)))
+    return fail(C::cores_out_of_range, im.cores, full.cores);
+  const tiling_problem P = im.cores != 0 ? on_fewer_cores(full, im.cores) : full;
   if (im.tile_c < 1 || im.tile_c > P.C) return fail(C::channel_tile_out_of_range, im.tile_c, P.C);
   const int max_h = P.H < P.max_tile_h ? P.H : P.max_tile_h;
   if (im.tile_h < 1 || im.tile_h > max_h) return fail(C::row_tile_out_of_range, im.tile_h, max_h);
@@ -125,9 +139,14 @@ constexpr imported_check check_imported_layer(const layer& l, const platform& p,
   if (!known)
     return fail(C::split_not_supported, static_cast<int>(im.split.kind),
                 static_cast<int>(splits.item[0].kind));
-  const int bytes = l1_bytes_for(P, im.tile_c, im.tile_h, im.tile_w);
+  const int K = P.linear ? linear_k(P) : 0;
+  if (im.tile_k != 0 && (im.tile_k < 4 || im.tile_k >= K))
+    return fail(C::k_tile_out_of_range, im.tile_k, K);
+  if (im.tile_k % 4 != 0) return fail(C::k_tile_not_whole_words, im.tile_k, 4);
+  const int bytes = l1_bytes_for(P, im.tile_c, im.tile_h, im.tile_w, im.tile_k);
   if (bytes > P.l1_budget) return fail(C::tile_buffers_exceed_l1, bytes, P.l1_budget);
-  const std::int64_t cyc = cost::layer_cycles(P, im.tile_c, im.tile_h, im.tile_w, im.split);
+  const std::int64_t cyc =
+      cost::layer_cycles(P, im.tile_c, im.tile_h, im.tile_w, im.split, im.tile_k);
   if (cyc != im.cycles) return fail(C::objective_value_differs, im.cycles, cyc);
   return {};
 }
@@ -136,7 +155,9 @@ constexpr imported_check check_imported_layer(const layer& l, const platform& p,
 constexpr layer_plan imported_layer_plan(const layer& l, const platform& p,
                                          const imported_layer& im, objective o) {
   if (l.kind == op::input) return plan_layer(l, p, o);
-  layer_plan r = make_layer_plan(make_problem(l, p), im.tile_c, im.tile_h, im.tile_w, im.split);
+  const tiling_problem full = make_problem(l, p);
+  layer_plan r = make_layer_plan(im.cores != 0 ? on_fewer_cores(full, im.cores) : full, im.tile_c,
+                                 im.tile_h, im.tile_w, im.split, im.tile_k);
   r.score = r.l1_cycles;
   r.goal = o;
   return r;

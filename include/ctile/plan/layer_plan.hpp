@@ -66,12 +66,16 @@ struct layer_plan {
   int last_h = 1, last_w = 1, last_c = 1;
   int in_h = 0, in_w = 0, in_c = 0;  ///< input tile extents (the x buffer's shape)
   int in_last_h = 0, in_last_w = 0;  ///< input rows/columns the last tile reads
+  /// Linear: bytes of the reduction (flattened input) per tile, their tile count and the last
+  /// tile's bytes; tile_k is the whole reduction when it is not cut. 0 for other kinds.
+  int tile_k = 0, n_k = 1, last_k = 0;
   int x_bytes = 0, x2_bytes = 0, y_bytes = 0, w_bytes = 0, kl_bytes = 0, scratch_bytes = 0;
   int x_copies = 1, y_copies = 1, w_copies = 1;
   l1_layout l1{};
   int l1_budget = 0;
   int l1_needed = 0;  ///< the smallest L1 any tiling of this layer needs
   core_split split{};
+  int cores = 0;  ///< the cores that work (fewer than the cluster's when L1 limits the scratch)
   l3_decision l3{};
   std::int64_t l1_cycles = 0;  ///< modeled cycles of the L2 <-> L1 loop nest
   std::int64_t cycles = 0;     ///< l1_cycles plus unhidden L3 traffic
@@ -81,16 +85,16 @@ struct layer_plan {
   int max_tile_h = 0;                 ///< the row-tile cap it was planned with (0: none)
   friend constexpr bool operator==(const layer_plan&, const layer_plan&) = default;
 
-  [[nodiscard]] constexpr std::int64_t tiles() const { return std::int64_t{n_h} * n_w * n_c; }
+  [[nodiscard]] constexpr std::int64_t tiles() const { return std::int64_t{n_h} * n_w * n_c * n_k; }
 };
 
 /// DORY's objective (to maximise), times 2 to stay integral: alpha = 0.5 on the L1 bytes of
 /// the input, output and weight buffers, beta = 10^2 on HIDE_IM2COL (output channels of a
 /// standard conv's tile), beta = 10^6 on PAR_BALANCE ((h - 1) mod 8), MATMUL_W
 /// ((w - 1) mod 2), MATMUL_CH ((c - 1) mod 4) and on the same three terms of the border tiles.
-constexpr std::int64_t dory_score(const tiling_problem& P, int tc, int th, int tw) {
+constexpr std::int64_t dory_score(const tiling_problem& P, int tc, int th, int tw, int tk = 0) {
   using plan_detail::ceil_div;
-  const tile_buffers b = buffers_for(P, tc, th, tw);
+  const tile_buffers b = buffers_for(P, tc, th, tw, tk);
   const std::int64_t fill = std::int64_t{b.x_copies} * (b.x + b.x2) +
                             std::int64_t{b.y_copies} * b.y + std::int64_t{b.w_copies} * b.w;
   const int lh = P.H - (b.nh - 1) * th, lw = P.W - (b.nw - 1) * tw, lc = P.C - (b.nc - 1) * tc;
@@ -100,13 +104,18 @@ constexpr std::int64_t dory_score(const tiling_problem& P, int tc, int th, int t
   return fill + 2 * 100 * im2col + 2 * 1000000 * shape_terms;
 }
 
-/// Builds the full plan of a tiling choice (buffers, layout, border tiles, cycles).
+/// Builds the full plan of a tiling choice (buffers, layout, border tiles, cycles); `tk` is a
+/// linear layer's K tile (0: the whole reduction).
 constexpr layer_plan make_layer_plan(const tiling_problem& P, int tc, int th, int tw,
-                                     core_split split) {
+                                     core_split split, int tk = 0) {
   using plan_detail::align4;
   layer_plan r;
   r.kind = P.kind;
-  const tile_buffers b = buffers_for(P, tc, th, tw);
+  const tile_buffers b = buffers_for(P, tc, th, tw, tk);
+  if (P.linear) {
+    r.tile_k = b.tk, r.n_k = b.nk;
+    r.last_k = linear_k(P) - (b.nk - 1) * b.tk;
+  }
   r.tile_h = th, r.tile_w = tw, r.tile_c = tc;
   r.n_h = b.nh, r.n_w = b.nw, r.n_c = b.nc;
   r.last_h = P.H - (b.nh - 1) * th, r.last_w = P.W - (b.nw - 1) * tw;
@@ -144,8 +153,9 @@ constexpr layer_plan make_layer_plan(const tiling_problem& P, int tc, int th, in
   r.fits = at <= P.l1_budget;
   r.l1_needed = min_l1_need(P);
   r.split = split;
+  r.cores = P.cores;
   r.macs = P.macs;
-  r.l1_cycles = cost::layer_cycles(P, tc, th, tw, split);
+  r.l1_cycles = cost::layer_cycles(P, tc, th, tw, split, r.n_k > 1 ? r.tile_k : 0);
   r.cycles = r.l1_cycles;
   return r;
 }

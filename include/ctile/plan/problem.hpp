@@ -83,7 +83,8 @@ struct tiling_problem {
   /// The largest row tile allowed (the network plan lowers it when L3 row stripes must be
   /// thinner than the best L1 tile).
   int max_tile_h = 1 << 30;
-  int cores = 8;
+  int cores = 8;          ///< the cores that run the layer
+  int cluster_cores = 8;  ///< the cluster's cores (more than `cores` when scratch limits them)
   int l1_budget = 0;
   std::int64_t macs = 0;
   // DMA figures copied from the platform (read by the cost model).
@@ -115,6 +116,7 @@ constexpr tiling_problem make_problem_geometry(const layer& l, const platform& p
   if (t.linear) t.kernel = {1, 1}, t.stride = {1, 1}, t.pad = {};
   t.whole_rows = l.kind == op::depthwise;
   t.cores = p.cores;
+  t.cluster_cores = p.cores;
   t.l1_budget = p.l1_budget();
   t.macs = l.macs();
   t.dma_bytes_per_kcycle = p.dma_bytes_per_kcycle > 0 ? p.dma_bytes_per_kcycle : 1;
@@ -125,6 +127,23 @@ constexpr tiling_problem make_problem_geometry(const layer& l, const platform& p
                                                              t.stride, 0, t.pad)
                                       : 0;
   return t;
+}
+
+/// Whether the layer's kernel needs scratch per working core (conv im2col, depthwise stripes),
+/// so that running it on fewer cores lowers its L1 need.
+constexpr bool scratch_per_core(const tiling_problem& P) {
+  return (P.kind == op::conv && P.conv_scratch > 0) || P.kind == op::depthwise;
+}
+
+/// The problem of the layer run on `n` of the cluster's cores: each working core keeps its
+/// own kernel scratch, the others stay idle (the splits become grids of the cluster, see
+/// cost::splits_for).
+constexpr tiling_problem on_fewer_cores(tiling_problem P, int n) {
+  P.cores = n;
+  P.conv_scratch = P.kind == op::conv
+                       ? kernel_scratch_bytes(op::conv, n, P.Cin, P.kernel, P.stride, 0, P.pad)
+                       : 0;
+  return P;
 }
 
 /// Input rows (or columns) a tile of `n` outputs reads, before clipping to the input.
@@ -152,6 +171,39 @@ constexpr input_span input_span_of(int o0, int n, int in, int pad_lo, int k, int
   return r;
 }
 
+/// Bytes of a linear layer's reduction: its flattened input (clamped to int).
+constexpr int linear_k(const tiling_problem& P) {
+  const std::int64_t k = std::int64_t{P.Hin} * P.Win * P.Cin;
+  return k > 0x3fffffff ? 0x3fffffff : static_cast<int>(k);
+}
+
+/// The K tile of a linear layer whose reduction is cut in `nk` tiles: balanced and rounded up
+/// to whole words, so that each weight row of an L1 tile starts word-aligned (only the last
+/// tile may be shorter and not a multiple of 4); the whole reduction for nk <= 1.
+constexpr int linear_k_tile(int K, int nk) {
+  if (nk <= 1) return K;
+  const int t = plan_detail::align4(plan_detail::ceil_div(K, nk));
+  return t < K ? t : K;
+}
+
+/// The L1 bytes of a linear layer's tiles of `tc` output channels and `tk` bytes of the
+/// reduction (tk >= K: the whole input, loaded once). With the reduction cut (tk < K) the input
+/// slice and the weights are double-buffered and reloaded every tile, and the tile's int32
+/// partial sums stay in L1 (the scratch buffer) from its first K tile to its last.
+constexpr int l1_bytes_linear(const tiling_problem& P, int tc, int tk) {
+  using i64 = std::int64_t;
+  const int K = linear_k(P);
+  if (tk <= 0 || tk > K) tk = K;
+  const int nc = (P.C + tc - 1) / tc, nk = (K + tk - 1) / tk;
+  const i64 x = (i64{tk} + 3) & ~i64{3};
+  const i64 y = (i64{tc} * P.out_bpe + 3) & ~i64{3};
+  const i64 w = ((i64{tc} * tk + 3) & ~i64{3}) + ((i64{tc} * P.params_per_channel + 3) & ~i64{3});
+  const i64 partial = nk > 1 ? i64{4} * tc : 0;
+  const i64 total =
+      (nk > 1 ? 2 : 1) * x + (nc > 1 ? 2 : 1) * y + (nc > 1 || nk > 1 ? 2 : 1) * w + partial;
+  return total > 0x7fffffff ? 0x7fffffff : static_cast<int>(total);
+}
+
 /// Bytes of each L1 buffer (one copy) and how many copies (1, or 2 when double-buffered) for a
 /// tile of th x tw x tc outputs.
 struct tile_buffers {
@@ -159,6 +211,7 @@ struct tile_buffers {
   int x = 0, x2 = 0, y = 0, w = 0, kl = 0, scratch = 0;
   int x_copies = 1, y_copies = 1, w_copies = 1;
   int nh = 1, nw = 1, nc = 1;
+  int tk = 0, nk = 1;  ///< linear: bytes of the reduction per tile, and the tile count
   [[nodiscard]] constexpr int total() const {
     using plan_detail::align4;
     const std::int64_t t = std::int64_t{x_copies} * (align4(x) + std::int64_t{align4(x2)}) +
@@ -169,10 +222,16 @@ struct tile_buffers {
   }
 };
 
-constexpr tile_buffers buffers_for(const tiling_problem& P, int tc, int th, int tw) {
+/// `tk`: a linear layer's K tile (0: the whole reduction); ignored for other kinds.
+constexpr tile_buffers buffers_for(const tiling_problem& P, int tc, int th, int tw, int tk = 0) {
   using namespace plan_detail;
   tile_buffers b;
   b.nh = ceil_div(P.H, th), b.nw = ceil_div(P.W, tw), b.nc = ceil_div(P.C, tc);
+  if (P.linear) {
+    const int K = linear_k(P);
+    b.tk = tk <= 0 || tk > K ? K : tk;
+    b.nk = ceil_div(K, b.tk);
+  }
   if (P.linear) {
     b.in_h = P.Hin, b.in_w = P.Win, b.in_c = P.Cin;
   } else {
@@ -187,20 +246,26 @@ constexpr tile_buffers buffers_for(const tiling_problem& P, int tc, int th, int 
   b.w = clamp(std::int64_t{tc} * P.weights_per_channel);
   b.kl = clamp(std::int64_t{tc} * P.params_per_channel);
   b.scratch = kernel_scratch_bytes(P.kind, P.cores, P.Cin, P.kernel, P.stride, th, P.pad);
+  if (P.linear && b.nk > 1) {
+    b.x = b.tk;
+    b.w = clamp(std::int64_t{tc} * b.tk);
+    b.scratch = 4 * tc;  // the int32 partial sums
+  }
   // Tile counts can be huge for absurd layers: compare factors, never multiply them.
   const bool many_spatial = b.nh > 1 || b.nw > 1;
   const bool x_changes =
       !P.linear && (P.channels_follow_input ? many_spatial || b.nc > 1 : many_spatial);
-  b.x_copies = x_changes ? 2 : 1;
+  b.x_copies = x_changes || b.nk > 1 ? 2 : 1;
   b.y_copies = many_spatial || b.nc > 1 ? 2 : 1;
-  b.w_copies = b.nc > 1 ? 2 : 1;
+  b.w_copies = b.nc > 1 || b.nk > 1 ? 2 : 1;
   return b;
 }
 
-/// buffers_for(P, tc, th, tw).total(), written out flat: the search calls it in its inner
+/// buffers_for(P, tc, th, tw, tk).total(), written out flat: the search calls it in its inner
 /// loops, and a compiler evaluates flat arithmetic much faster than nested calls.
-constexpr int l1_bytes_for(const tiling_problem& P, int tc, int th, int tw) {
+constexpr int l1_bytes_for(const tiling_problem& P, int tc, int th, int tw, int tk = 0) {
   using i64 = std::int64_t;
+  if (P.linear) return l1_bytes_linear(P, tc, tk);
   const int nh = (P.H + th - 1) / th, nw = (P.W + tw - 1) / tw, nc = (P.C + tc - 1) / tc;
   int in_h = P.Hin, in_w = P.Win, in_c = P.Cin;
   if (!P.linear) {
@@ -248,6 +313,16 @@ constexpr int widest_column_tile_bound(const tiling_problem& P, int tc, int th) 
 /// the minimum is at a tile of 1 or of the whole axis on each axis: 8 candidates.
 constexpr int min_l1_need(const tiling_problem& P) {
   int best = 0x7fffffff;
+  if (P.linear) {  // 1 or all channels, by the whole reduction or by its smallest K tile
+    const int K = linear_k(P);
+    const int ks[2] = {K, linear_k_tile(K, plan_detail::ceil_div(K, 4))}, cs[2] = {1, P.C};
+    for (int c : cs)
+      for (int k : ks) {
+        const int m = l1_bytes_linear(P, c, k);
+        if (m < best) best = m;
+      }
+    return best;
+  }
   const int hs[2] = {1, P.H < P.max_tile_h ? P.H : P.max_tile_h},
             ws[2] = {P.whole_rows ? P.W : 1, P.W}, cs[2] = {1, P.C};
   for (int c : cs)

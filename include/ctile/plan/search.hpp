@@ -87,6 +87,53 @@ constexpr void for_each_tiling(const tiling_problem& P, OnC&& on_c, OnH&& on_h, 
   }
 }
 
+/// The K tiles the constexpr search tries for a linear layer with `tc` output channels per
+/// tile: the whole reduction when it fits beside them; otherwise the balanced K tiles
+/// (linear_k_tile) of the fewest tiles that fit and, to bound compile time, of at most
+/// `max_counts - 1` more tile counts, largest first. `visit(tk)` gets each; returns how many.
+/// (ctile-solve gives Z3 every balanced K tile: `max_counts` = 0 means no bound.)
+template <class Visit>
+constexpr int for_each_k_tile(const tiling_problem& P, int tc, int max_counts, Visit&& visit) {
+  const int K = linear_k(P);
+  const int B = P.l1_budget;
+  if (l1_bytes_linear(P, tc, K) <= B) {
+    visit(K);
+    return 1;
+  }
+  const int most = ceil_div(K, 4);  // 4-byte tiles: the finest cut
+  auto fits = [&](int nk) { return l1_bytes_linear(P, tc, linear_k_tile(K, nk)) <= B; };
+  if (most < 2 || !fits(most)) return 0;
+  int lo = 2, hi = most;  // the fewest tiles that fit: memory falls as tiles multiply
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+    if (fits(mid))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  int seen = 0, prev = -1;
+  for (int nk = lo; nk <= most && (max_counts <= 0 || seen < max_counts); ++nk) {
+    const int tk = linear_k_tile(K, nk);
+    if (tk == prev) continue;
+    prev = tk;
+    ++seen;
+    visit(tk);
+  }
+  return seen;
+}
+inline constexpr int search_k_counts = 8;  ///< K tile counts per channel tile (see above)
+
+/// Output-channel tiles of a linear layer in the search's order: the whole axis if it fits,
+/// then the largest fitting below it down to 1 (a channel tile fits when its smallest K tile
+/// does).
+constexpr axis_candidates linear_channel_candidates(const tiling_problem& P) {
+  const int K = linear_k(P);
+  const int finest = linear_k_tile(K, ceil_div(K, 4));
+  return candidates(P.C, [&](int c) {
+    return l1_bytes_linear(P, c, K) <= P.l1_budget || l1_bytes_linear(P, c, finest) <= P.l1_budget;
+  });
+}
+
 }  // namespace plan_detail
 
 /// Result of a search: the chosen tiling, or none.
@@ -95,6 +142,8 @@ struct tiling_choice {
   int tc = 0, th = 0, tw = 0;
   core_split split{};
   std::int64_t score = 0;
+  int tk = 0;     ///< linear: the K tile (the whole reduction when not cut); 0 otherwise
+  int cores = 0;  ///< the cores it runs on (fewer than the cluster's when scratch limits them)
   std::int64_t visited = 0;        ///< tilings evaluated (for the benchmark)
   std::int64_t channel_tiles = 0;  ///< channel tile sizes not pruned
   std::int64_t row_tiles = 0;      ///< (channel, row) tile sizes not pruned
@@ -124,6 +173,36 @@ constexpr std::int64_t seed_upper_bound(const tiling_problem& P, const cost::spl
         if (cyc[i] < best) best = cyc[i];
     }
   }
+  return best;
+}
+
+/// A linear layer's search under either objective: channel tiles from large to small, each
+/// with its K tiles (plan_detail::for_each_k_tile); the first best in that order wins. The
+/// model's cycles are minimised; DORY's score is maximised, and as DORY never cuts the
+/// reduction, under its objective the reduction is cut only when no tiling holds it whole.
+constexpr tiling_choice search_linear(const tiling_problem& P, objective o) {
+  tiling_choice best;
+  const core_split split = cost::default_split(P);
+  const int K = linear_k(P);
+  const bool whole_only = o == objective::dory && l1_bytes_linear(P, 1, K) <= P.l1_budget;
+  const plan_detail::axis_candidates cs = plan_detail::linear_channel_candidates(P);
+  for (int i = 0; i < cs.count(); ++i) {
+    const int tc = cs.at(i);
+    plan_detail::for_each_k_tile(P, tc, plan_detail::search_k_counts, [&](int tk) {
+      if (whole_only && tk < K) return;
+      ++best.visited;
+      const int cut = tk < K ? tk : 0;
+      const std::int64_t s = o == objective::model ? cost::layer_cycles(P, tc, 1, 1, split, cut)
+                                                   : dory_score(P, tc, 1, 1, cut);
+      if (!best.found || (o == objective::model ? s < best.score : s > best.score)) {
+        best.found = true;
+        best.tc = tc, best.th = 1, best.tw = 1, best.tk = tk;
+        best.split = split;
+        best.score = s;
+      }
+    });
+  }
+  best.channel_tiles = cs.count();
   return best;
 }
 
@@ -251,17 +330,42 @@ constexpr tiling_choice search_dory(const tiling_problem& P) {
   return best;
 }
 
+/// The search of an objective for any layer kind.
+constexpr tiling_choice search(const tiling_problem& P, objective o = objective::model) {
+  if (P.linear) return search_linear(P, o);
+  return o == objective::model ? search_model(P) : search_dory(P);
+}
+
+/// The search on the layer's cores or, when no tiling fits beside every core's kernel scratch
+/// (conv im2col, depthwise stripes), the best plan on fewer cores: half, a quarter, ... of them
+/// (each working core keeps its scratch; the rest idle).
+constexpr tiling_choice search_on_cores(const tiling_problem& P, objective o = objective::model) {
+  tiling_choice c = search(P, o);
+  c.cores = P.cores;
+  if (c.found || !scratch_per_core(P)) return c;
+  for (int n = P.cores / 2; n >= 1; n /= 2) {
+    tiling_choice f = search(on_fewer_cores(P, n), o);
+    f.cores = n;
+    const bool better = o == objective::model ? f.score < c.score : f.score > c.score;
+    if (f.found && (!c.found || better)) c = f;
+  }
+  return c;
+}
+
 /// Plans one tiling problem. Takes the problem by value: layers of equal shape (MobileNet's
 /// repeated blocks) then share one evaluation in a compiler that memoizes constant calls.
 constexpr layer_plan plan_problem(tiling_problem P, objective o) {
-  const tiling_choice c = o == objective::model ? search_model(P) : search_dory(P);
+  const tiling_choice c = search_on_cores(P, o);
   if (!c.found) {
     layer_plan r = make_layer_plan(P, 1, 1, P.whole_rows ? P.W : 1, cost::default_split(P));
     r.fits = false;
     r.goal = o;
+    // The least L1 of any core count: one core's, when the kernel scratch is per core.
+    if (scratch_per_core(P)) r.l1_needed = min_l1_need(on_fewer_cores(P, 1));
     return r;
   }
-  layer_plan r = make_layer_plan(P, c.tc, c.th, c.tw, c.split);
+  const tiling_problem Q = c.cores < P.cores ? on_fewer_cores(P, c.cores) : P;
+  layer_plan r = make_layer_plan(Q, c.tc, c.th, c.tw, c.split, c.tk);
   r.score = c.score;
   r.goal = o;
   return r;

@@ -134,6 +134,137 @@ constexpr kl_offsets kl_layout(const layer& l, int tc) {
   return k;
 }
 
+/// The loop nest of a linear layer: output-channel tiles, and inside each the K tiles of the
+/// reduction (one when it is not cut). While the kernel computes tile i, the DMA brings tile
+/// i+1's input slice and weights (tc rows of tk bytes, K bytes apart in L2: one 2-D
+/// transfer); the last K tile of a channel tile brings its bias/kappa/lambda too and sends its
+/// output. With the reduction cut, the int32 partial sums stay in the plan's scratch buffer.
+template <class Env>
+[[gnu::always_inline]] inline void run_linear_tiles(Env& env, const layer& L, const layer_plan& P,
+                                                    const kernels::requant_plan& q,
+                                                    const l2_operands& v, std::uint8_t* l1) {
+  using E = typename Env::dma_type;
+  using hal::dma_dir;
+  E& dma = env.dma;
+  const int K = static_cast<int>(L.in.elements());
+  const int nk = P.n_k > 1 ? P.n_k : 1;
+  const int tk = nk > 1 ? P.tile_k : K;
+  const int ic0 = v.c_begin / P.tile_c, ic1 = tiles_of(v.c_end, P.tile_c);
+  const int total = (ic1 - ic0) * nk;
+  const int ebytes = L.output_bytes_per_element();
+  const kl_offsets klo = kl_layout(L, P.tile_c);
+  const auto k_bytes = [&](int ik) CTILE_INLINE { return ik == nk - 1 ? K - ik * tk : tk; };
+  const auto channels = [&](int ic) CTILE_INLINE {
+    const int c0 = ic * P.tile_c;
+    return L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
+  };
+
+  dma_slot<E> xs[2], ys[2];
+  dma_slot<E, 4> ws[2];
+  int x_in[2] = {-1, -1};  // the K tile a buffer holds
+  int w_in[2] = {-1, -1};  // the (channel tile, K tile) a buffer holds, as ic * nk + ik
+  int xb = 0, wb = 0, yb = 0;
+  const bool x_dual = P.l1.x[0] != P.l1.x[1];
+  const bool w_dual = P.l1.w[0] != P.l1.w[1];
+  const bool y_dual = P.l1.y[0] != P.l1.y[1];
+
+  const auto load_x = [&](int ik, int b) CTILE_INLINE {
+    x_in[b] = ik;
+    const int kn = k_bytes(ik);
+    copy_box(dma, xs[b], dma_dir::l2_to_l1, l1 + P.l1.x[b],
+             v.x + static_cast<std::ptrdiff_t>(ik) * tk, 1, 1, kn, kn, kn);
+  };
+  const auto load_w = [&](int ic, int ik, int b) CTILE_INLINE {
+    w_in[b] = ic * nk + ik;
+    const int cn = channels(ic), kn = k_bytes(ik);
+    const int rel = ic * P.tile_c - v.w_c0;
+    copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b],
+             v.w + static_cast<std::ptrdiff_t>(rel) * K + static_cast<std::ptrdiff_t>(ik) * tk, 1,
+             cn, kn, K, cn * K);
+    if (ik != nk - 1) return;  // the per-channel parameters serve the last K tile only
+    const auto params = [&](int off, const std::uint8_t* src) CTILE_INLINE {
+      if (off >= 0)
+        copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.kl[b] + off, src + 4 * rel, 1, 1, 4 * cn,
+                 4 * cn, 4 * cn);
+    };
+    params(klo.bias, v.bias);
+    params(klo.kappa, v.kappa);
+    params(klo.lambda, v.lambda);
+  };
+
+  if (total <= 0) return;
+  int ic = ic0, ik = 0;
+  load_x(ik, 0);
+  load_w(ic, ik, 0);
+  for (int t = 0; t < total; ++t) {
+    if (x_in[xb] != ik) {
+      if (x_dual && x_in[1 - xb] == ik)
+        xb = 1 - xb;
+      else
+        load_x(ik, xb);
+    }
+    const int wkey = ic * nk + ik;
+    if (w_in[wb] != wkey) {
+      if (w_dual && w_in[1 - wb] == wkey)
+        wb = 1 - wb;
+      else
+        load_w(ic, ik, wb);
+    }
+    xs[xb].wait(dma);
+    ws[wb].wait(dma);
+    // Prefetch the next tile's input slice and weights into the other buffers.
+    const int n_ik = ik + 1 == nk ? 0 : ik + 1, n_ic = ik + 1 == nk ? ic + 1 : ic;
+    if (t + 1 < total) {
+      if (x_dual && n_ik != ik) load_x(n_ik, 1 - xb);
+      if (w_dual) load_w(n_ic, n_ik, 1 - wb);
+    }
+    const bool last = ik == nk - 1;
+    const int cn = channels(ic), kn = k_bytes(ik);
+    if (last) ys[yb].wait(dma);  // the output buffer is free once its transfer is done
+
+    kernels::tile_args a;
+    a.in = l1 + P.l1.x[xb];
+    a.h_in = 1, a.w_in = 1, a.c_in = kn;
+    a.out = l1 + P.l1.y[yb];
+    a.h_out = 1, a.w_out = 1, a.c_out = cn;
+    a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[wb]);
+    const auto param = [&](int off) CTILE_INLINE {
+      return off >= 0 ? reinterpret_cast<const std::int32_t*>(l1 + P.l1.kl[wb] + off) : nullptr;
+    };
+    a.bias = param(klo.bias);
+    a.kappa = param(klo.kappa);
+    a.lambda = param(klo.lambda);
+    a.quant = q;
+    a.scratch = l1 + P.l1.scratch;
+    a.cores = env.cores();
+    a.split = P.split;
+    if (nk > 1) {
+      a.partial = reinterpret_cast<std::int32_t*>(l1 + P.l1.scratch);
+      a.k_first = ik == 0;
+      a.k_last = last;
+    }
+    env.check_tile(kernels::kernel_kind::linear, a, P.scratch_bytes);
+    {
+      [[maybe_unused]] auto reading = env.reading(a.in, kn);
+      [[maybe_unused]] auto writing = env.writing(a.out, last ? cn * ebytes : 0);
+      env.cluster.fork(a.cores, [&](int core) {
+        kernels::tile_args mine = a;
+        mine.core = core;
+        kernels::linear(mine);
+      });
+    }
+    if (last) {  // send the channel tile's output to L2
+      copy_box(dma, ys[yb], dma_dir::l1_to_l2, l1 + P.l1.y[yb],
+               v.y + static_cast<std::ptrdiff_t>(ic) * P.tile_c * ebytes, 1, 1, cn * ebytes,
+               cn * ebytes, cn * ebytes);
+      if (y_dual) yb = 1 - yb;
+    }
+    ic = n_ic, ik = n_ik;
+  }
+  ys[0].wait(dma);
+  ys[1].wait(dma);
+}
+
 /// Runs the loop nest of layer `L` with plan `P` over the part of it that `v` describes.
 /// `l1` is the layer's L1 arena (the plan's offsets are relative to it); `q` the layer's exact
 /// requantization.
@@ -141,6 +272,10 @@ template <class Env>
 [[gnu::always_inline]] inline void run_tiles(Env& env, const layer& L, const layer_plan& P,
                                              const kernels::requant_plan& q, const l2_operands& v,
                                              std::uint8_t* l1) {
+  if (L.kind == op::linear) {
+    run_linear_tiles(env, L, P, q, v, l1);
+    return;
+  }
   using E = typename Env::dma_type;
   using hal::dma_dir;
   E& dma = env.dma;

@@ -42,6 +42,12 @@ struct tile_args {
   std::uint8_t* scratch = nullptr;
   int core = 0, cores = 1;
   core_split split{};
+  /// Linear with its reduction cut in K tiles (`in` and the weight rows hold this tile's
+  /// h_in * w_in * c_in bytes of it): int32 partial sums per output channel of the tile,
+  /// started on the first K tile, finished (bias, requantization, store to `out`) on the last.
+  /// Null when the whole reduction is in this call.
+  std::int32_t* partial = nullptr;
+  bool k_first = true, k_last = true;
 };
 
 /// The part of a tile's output one core computes: rows [y0, y1), columns [x0, x1),
@@ -132,8 +138,15 @@ constexpr int scratch_bytes(kernel_kind k, int h_out, int c_in, int kh, int kw, 
       return 0;
   }
 }
+/// The cores that get work under a split: a grid of v x k leaves the others idle (they touch
+/// no scratch), so a plan can run a layer on fewer cores when L1 cannot hold every core's.
+constexpr int working_cores(const tile_args& a) {
+  if (a.split.kind == split_kind::grid && a.split.v * a.split.k < a.cores)
+    return a.split.v * a.split.k;
+  return a.cores;
+}
 constexpr int scratch_bytes(kernel_kind k, const tile_args& a) {
-  return scratch_bytes(k, a.h_out, a.c_in, a.kh, a.kw, a.sh, a.cores);
+  return scratch_bytes(k, a.h_out, a.c_in, a.kh, a.kw, a.sh, working_cores(a));
 }
 
 /// What is wrong with a tile's arguments, if anything.
@@ -172,6 +185,8 @@ constexpr args_problem check(kernel_kind k, const tile_args& a) {
                         k == kernel_kind::depthwise || k == kernel_kind::linear;
   if (weighted && a.weights == nullptr) return args_problem::null_pointer;
   if ((k == kernel_kind::conv || k == kernel_kind::depthwise) && a.scratch == nullptr)
+    return args_problem::null_pointer;
+  if (k == kernel_kind::linear && !(a.k_first && a.k_last) && a.partial == nullptr)
     return args_problem::null_pointer;
   if (a.h_in <= 0 || a.w_in <= 0 || a.c_in <= 0 || a.h_out <= 0 || a.w_out <= 0 || a.c_out <= 0 ||
       a.kh <= 0 || a.kw <= 0 || a.sh <= 0 || a.sw <= 0 || a.pad_t < 0 || a.pad_b < 0 ||

@@ -267,35 +267,39 @@ inline void conv_hwc(const tile_args& a) {
 }
 
 /// Fully connected: the flattened HWC input against c_out filter rows; the cores split the
-/// output neurons. Output u8, or int32 when the plan is `requant_mode::raw`.
+/// output neurons. Output u8, or int32 when the plan is `requant_mode::raw`. With the
+/// reduction cut in K tiles (`partial`), the sums carry over in `partial` from the first K tile
+/// to the last, which alone adds the bias, requantizes and stores.
 inline void linear(const tile_args& a) {
   const box b = work_of(kernel_kind::linear, a);
   if (b.empty()) return;
   const int k = a.h_in * a.w_in * a.c_in;
   const bool raw = a.quant.mode == requant_mode::raw;
+  const bool carry_in = a.partial != nullptr && !a.k_first;
+  const bool finish = a.partial == nullptr || a.k_last;
   const atoms::epilogue ep(a);
   const std::int8_t* const weights = a.weights;
   auto* o8 = static_cast<std::uint8_t*>(a.out);
   auto* o32 = static_cast<std::int32_t*>(a.out);
+  const auto put = [&](int co, std::int32_t sum) {
+    if (!finish) {
+      a.partial[co] = sum;
+    } else if (raw) {
+      o32[co] = ep(co, sum);
+    } else {
+      o8[co] = detail::u8(ep(co, sum));
+    }
+  };
   int co = b.c0;
   for (; co + 4 <= b.c1; co += 4) {
     std::int32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    if (carry_in)
+      for (int f = 0; f < 4; ++f) acc[2 * f] = a.partial[co + f];
     atoms::mm4x1(a.in, weights + static_cast<long>(co) * k, k, k, acc);
-    for (int f = 0; f < 4; ++f) {
-      const std::int32_t v = ep(co + f, acc[2 * f]);
-      if (raw)
-        o32[co + f] = v;
-      else
-        o8[co + f] = detail::u8(v);
-    }
+    for (int f = 0; f < 4; ++f) put(co + f, acc[2 * f]);
   }
-  for (; co < b.c1; ++co) {
-    const std::int32_t v = ep(co, atoms::dot(a.in, weights + static_cast<long>(co) * k, k, 0));
-    if (raw)
-      o32[co] = v;
-    else
-      o8[co] = detail::u8(v);
-  }
+  for (; co < b.c1; ++co)
+    put(co, atoms::dot(a.in, weights + static_cast<long>(co) * k, k, carry_in ? a.partial[co] : 0));
 }
 
 }  // namespace ctile::kernels

@@ -57,11 +57,16 @@ struct candidate {
   std::int64_t cycles = 0;
   int l1 = 0;
   std::int64_t rank = 0;  ///< position in the constexpr search's order (ties go to the first)
+  int tk = 0;             ///< linear: the K tile when the reduction is cut, 0 otherwise
+  int cores = 0;          ///< the cores it runs on when fewer than the cluster\'s, 0 otherwise
 };
 
 /// The candidates a layer's Z3 problem chooses from: for every row tile, the fitting tiling
 /// and split with the fewest modeled cycles (first in search order among equals). The optimum
-/// of the layer is among them; the joint problem uses the row tiles for L3 stripes.
+/// of the layer is among them; the joint problem uses the row tiles for L3 stripes. A linear
+/// layer has one candidate per K tile: every balanced K tile (linear_k_tile) with every
+/// fitting channel tile, where the constexpr search, to bound compile time, tries only the
+/// few largest K tiles that fit.
 /// `evaluated` receives the number of tilings the model was evaluated on.
 std::vector<candidate> layer_candidates(const tiling_problem& P, std::int64_t* evaluated = nullptr);
 
