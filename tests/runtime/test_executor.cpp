@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "check_network.hpp"
 #include "common/synthetic.hpp"
 #include "networks/cifar10_cnn.hpp"
 #include "networks/residual.hpp"
@@ -21,26 +22,9 @@
 namespace {
 
 using namespace ctile;
-
-template <class Net>
-const examples::synthetic<Net>& data() {
-  static const auto d = std::make_unique<examples::synthetic<Net>>(7);
-  return *d;
-}
-
-template <class Net, platform Plat>
-schedule::host_run_result run_on_host(hal::completion mode, std::uint64_t seed,
-                                      std::uint8_t canary = 0,
-                                      std::vector<std::uint8_t>* l2_after = nullptr) {
-  const auto& d = data<Net>();
-  schedule::host_run_options o;
-  o.mode = mode;
-  o.seed = seed;
-  o.l2_fill = canary;
-  o.l2_after = l2_after;
-  return ctile::run_on_host<Net, Plat>(
-      d.params, std::span<const std::uint8_t>(d.input.data(), d.input.size()), o);
-}
+using test::check_network;
+using test::data;
+using test::run_on_host;
 
 // The L2 the run really uses: bytes that differ from the fill in either of two runs with
 // different fills (a byte the run writes holds the same value both times, so it cannot equal
@@ -54,25 +38,6 @@ std::size_t l2_extent_used() {
   for (std::size_t k = 0; k < a.size(); ++k)
     if (a[k] != 0xA5 || b[k] != 0x5A) top = k + 1;
   return top;
-}
-
-template <class Net, platform Plat>
-void check_network(const char* what) {
-  const auto& d = data<Net>();
-  const auto expected = reference::run(
-      Net::layers, d.params, std::span<const std::uint8_t>(d.input.data(), d.input.size()));
-  for (auto mode : {hal::completion::at_wait, hal::completion::random}) {
-    const auto r = run_on_host<Net, Plat>(mode, 11);
-    SCOPED_TRACE(testing::Message()
-                 << what << (mode == hal::completion::random ? " (random DMA)" : ""));
-    for (const auto& p : r.problems) ADD_FAILURE() << p;
-    for (std::size_t i = 0; i < Net::size; ++i) {
-      ASSERT_EQ(r.outputs[i].size(), expected[i].size()) << "layer " << i;
-      std::size_t bad = 0;
-      for (std::size_t k = 0; k < expected[i].size(); ++k) bad += r.outputs[i][k] != expected[i][k];
-      EXPECT_EQ(bad, 0u) << "layer " << i << " (" << op_name(Net::layers[i].kind) << ")";
-    }
-  }
 }
 
 // The example networks' activations must spread over the range, or bit-exactness means little.
@@ -89,10 +54,6 @@ void check_activations_vary() {
 }
 
 constexpr platform tiny_l1 = gap8.with_stacks(0, 0).with_l1(16 * 1024).named("tiny-l1");
-// 8 KiB: the CIFAR-10 classifier's weight rows (4 KiB each) no longer fit whole beside their
-// input, so its reduction is cut in K tiles.
-constexpr platform l1_8k = gap8.with_stacks(0, 0).with_l1(8 * 1024).named("l1-8k");
-constexpr platform l1_4k = gap8.with_stacks(0, 0).with_l1(4 * 1024).named("l1-4k");
 constexpr platform small_l2 = gap8.with_l2(72 * 1024).with_code_reserve(0).named("small-l2");
 constexpr platform no_l3 = gap8.with_l3(0).named("no-l3");
 
@@ -101,17 +62,6 @@ TEST(Executor, Cifar10OnGap8) {
 }
 TEST(Executor, Cifar10TinyL1) {
   check_network<examples::cifar10_cnn, tiny_l1>("tiny L1");
-}
-TEST(Executor, Cifar10L1Of8KiB) {
-  check_network<examples::cifar10_cnn, l1_8k>("8 KiB L1");
-  const auto& fc = executor<examples::cifar10_cnn, l1_8k>::plan.layers.back();
-  EXPECT_GT(fc.n_k, 1) << "the classifier's reduction was not cut";
-}
-TEST(Executor, Cifar10L1Of4KiB) {
-  check_network<examples::cifar10_cnn, l1_4k>("4 KiB L1");
-}
-TEST(Executor, ResidualL1Of8KiB) {
-  check_network<examples::resnet_small, l1_8k>("8 KiB L1");
 }
 // The small-L2 platform must force the L3 stages: input rows, output rows and weight stripes.
 TEST(Executor, SmallL2ForcesL3Stages) {

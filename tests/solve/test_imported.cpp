@@ -31,9 +31,13 @@ constexpr imported_layer by_hand(std::size_t i, int th) {
   const tiling_problem P = make_problem(l, no_l3);
   const layer_plan s = plan_layer(l, no_l3);
   const int h = l.kind == op::conv ? th : s.tile_h;
-  return {
-      l.kind,   l.out.h, l.out.w,  l.out.c, l.in.c,
-      s.tile_c, h,       s.tile_w, s.split, cost::layer_cycles(P, s.tile_c, h, s.tile_w, s.split)};
+  const int tk = s.n_k > 1 ? s.tile_k : 0;
+  return {l.kind,  l.out.h,
+          l.out.w, l.out.c,
+          l.in.c,  s.tile_c,
+          h,       s.tile_w,
+          s.split, cost::layer_cycles(P, s.tile_c, h, s.tile_w, s.split, tk),
+          tk};
 }
 }  // namespace test_detail
 template <>

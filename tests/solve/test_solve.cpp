@@ -108,10 +108,11 @@ void agree_on(const platform& p) {
       EXPECT_EQ(x.chosen.cycles, lp.score) << n.name << " layer " << i << " " << l.name.c_str();
       ++layers;
       same += x.chosen.tc == lp.tile_c && x.chosen.th == lp.tile_h && x.chosen.tw == lp.tile_w &&
-              x.chosen.split == lp.split;
-      const imported_layer im{l.kind,         l.out.h,        l.out.w,     l.out.c,
-                              l.in.c,         x.chosen.tc,    x.chosen.th, x.chosen.tw,
-                              x.chosen.split, x.chosen.cycles};
+              x.chosen.split == lp.split && x.chosen.tk == (lp.n_k > 1 ? lp.tile_k : 0) &&
+              (x.chosen.cores == 0 ? p.cores : x.chosen.cores) == lp.cores;
+      const imported_layer im{l.kind,         l.out.h,         l.out.w,     l.out.c,
+                              l.in.c,         x.chosen.tc,     x.chosen.th, x.chosen.tw,
+                              x.chosen.split, x.chosen.cycles, x.chosen.tk, x.chosen.cores};
       EXPECT_TRUE(check_imported_layer(l, p, im).ok()) << n.name << " layer " << i;
       EXPECT_LE(x.chosen.l1, p.l1_budget());
     }
@@ -130,7 +131,7 @@ TEST(SolveAgreement, EveryExampleLayerOnATinyL1) {
 // A layer whose tiles cannot fit: the message names the layer and the smallest L1 budget that
 // works, and that budget does work while one byte less does not.
 TEST(SolveErrors, UnsatisfiableLayerNamesTheSmallestBudget) {
-  using too_big = network<input(8, 8, 512), conv2d(16, 3).same().named("big")>;
+  using too_big = network<input(8, 8, 2048), conv2d(16, 3).same().named("big")>;
   const problem_set s = read_problems(exported(layers_of<too_big>(), gap8));
   const network_solution sol = solve_network(s, {});
   ASSERT_FALSE(sol.ok);
@@ -140,8 +141,8 @@ TEST(SolveErrors, UnsatisfiableLayerNamesTheSmallestBudget) {
   const std::string need =
       "smallest L1 budget that would work is " + std::to_string(x.l1_needed) + " bytes";
   EXPECT_NE(x.message.find(need), std::string::npos) << x.message;
-  // Independently: the im2col buffer alone is 8 cores x 2 pixels x 512 x 9 bytes.
-  EXPECT_GT(x.l1_needed, 8 * 2 * 512 * 9);
+  // Independently: even on one core, the im2col buffer alone is 2 pixels x 2048 x 9 bytes.
+  EXPECT_GT(x.l1_needed, 2 * 2048 * 9);
   const platform stackless = gap8.with_stacks(0, 0);
   const problem_set fits =
       read_problems(exported(layers_of<too_big>(), stackless.with_l1(x.l1_needed)));
@@ -188,7 +189,9 @@ TEST(SolveHeader, HeaderCarriesEveryLayer) {
             std::string::npos);
   EXPECT_NE(h.find("static constexpr std::size_t size = 8;"), std::string::npos);
   for (std::size_t i = 1; i < sol.layers.size(); ++i)
-    EXPECT_NE(h.find(std::to_string(sol.layers[i].chosen.cycles) + "}, // " + std::to_string(i)),
+    EXPECT_NE(h.find(std::to_string(sol.layers[i].chosen.cycles) + ", " +
+                     std::to_string(sol.layers[i].chosen.tk) + ", " +
+                     std::to_string(sol.layers[i].chosen.cores) + "}, // " + std::to_string(i)),
               std::string::npos)
         << h;
   network_solution bad = sol;
@@ -217,6 +220,69 @@ TEST(SolveRecheck, TamperedTilingsAreCaught) {
   EXPECT_EQ(with([&](auto& x) { x.tile_c = P.C, x.tile_h = P.H, x.tile_w = P.W; }),
             l1_bytes_for(P, P.C, P.H, P.W) > P.l1_budget ? C::tile_buffers_exceed_l1 : C::none);
   EXPECT_EQ(with([](auto& x) { x.cycles -= 1; }), C::objective_value_differs);
+  EXPECT_EQ(with([](auto& x) { x.tile_k = 8; }), C::k_tile_out_of_range);  // not a linear layer
+  EXPECT_EQ(with([](auto& x) { x.cores = 8; }), C::cores_out_of_range);    // not fewer cores
+  // The classifier with its reduction cut on an 8 KiB L1.
+  const platform small = gap8.with_stacks(0, 0).with_l1(8 * 1024);
+  const layer& fc = examples::cifar10_cnn::layers[7];
+  const layer_plan fp = plan_layer(fc, small);
+  ASSERT_GT(fp.n_k, 1);
+  const imported_layer cut{fc.kind, fc.out.h, fc.out.w, fc.out.c, fc.in.c,   fp.tile_c,
+                           1,       1,        fp.split, fp.score, fp.tile_k, 0};
+  EXPECT_TRUE(check_imported_layer(fc, small, cut).ok());
+  auto fc_with = [&](auto f) {
+    imported_layer x = cut;
+    f(x);
+    return check_imported_layer(fc, small, x).violated;
+  };
+  EXPECT_EQ(fc_with([](auto& x) { x.tile_k -= 2; }), C::k_tile_not_whole_words);
+  EXPECT_EQ(fc_with([](auto& x) { x.tile_k = 8 * 8 * 64; }), C::k_tile_out_of_range);
+  EXPECT_EQ(fc_with([](auto& x) { x.tile_k = 0; }), C::tile_buffers_exceed_l1);
+  EXPECT_EQ(fc_with([](auto& x) { x.cores = 2; }), C::cores_out_of_range);  // no per-core scratch
+}
+
+// (a) A classifier whose weight rows do not fit L1 whole: Z3 chooses among every balanced K
+// tile (the compiler's search tries the few largest), never worse than the compiler's plan,
+// and its choice passes the compile-time re-check.
+TEST(SolveLarge, ClassifierWithTheReductionCut) {
+  using fc =
+      network<input(1, 1, 4096), linear(1000).with_bias().bn().requantized(1, 4096).named("fc")>;
+  const layer& l = fc::layers[1];
+  for (int bytes : {4096, 8192, 16384}) {
+    const platform p = gap8.with_stacks(0, 0).with_l1(bytes);
+    const problem_set s = read_problems(exported(layers_of<fc>(), p));
+    const network_solution sol = solve_network(s, {});
+    ASSERT_TRUE(sol.ok) << bytes;
+    const candidate& c = sol.layers[1].chosen;
+    const layer_plan lp = plan_layer(l, p);
+    ASSERT_TRUE(lp.fits);
+    EXPECT_GT(c.tk, 0) << bytes;
+    EXPECT_EQ(c.tk % 4, 0);
+    EXPECT_LE(c.l1, p.l1_budget());
+    EXPECT_LE(c.cycles, lp.l1_cycles) << bytes;
+    const imported_layer im{l.kind, l.out.h, l.out.w, l.out.c,  l.in.c, c.tc,
+                            c.th,   c.tw,    c.split, c.cycles, c.tk,   c.cores};
+    EXPECT_TRUE(check_imported_layer(l, p, im).ok()) << bytes;
+  }
+}
+
+// A layer whose im2col buffers do not fit on every core: both solvers run it on fewer cores,
+// with the same plan, which passes the re-check.
+TEST(SolveLarge, FewerCoresWhenScratchDoesNotFit) {
+  using big = network<input(8, 8, 512), conv2d(16, 3).same().named("big")>;
+  const layer& l = big::layers[1];
+  const problem_set s = read_problems(exported(layers_of<big>(), gap8));
+  const network_solution sol = solve_network(s, {});
+  ASSERT_TRUE(sol.ok);
+  const candidate& c = sol.layers[1].chosen;
+  const layer_plan lp = plan_layer(l, gap8);
+  ASSERT_TRUE(lp.fits);
+  EXPECT_GT(c.cores, 0);
+  EXPECT_EQ(c.cores, lp.cores);
+  EXPECT_EQ(c.cycles, lp.l1_cycles);
+  const imported_layer im{l.kind, l.out.h, l.out.w, l.out.c,  l.in.c, c.tc,
+                          c.th,   c.tw,    c.split, c.cycles, c.tk,   c.cores};
+  EXPECT_TRUE(check_imported_layer(l, gap8, im).ok());
 }
 
 // (a) Layers too large for the compiler's budget: a 224x224 first layer and a 1x1 conv with
