@@ -30,11 +30,11 @@ platform platform_of(const platform_options& o) {
 layer_outputs run_tiled(const platform& p, std::span<const layer> ls,
                         std::span<const layer_params> ps, std::span<const std::int32_t> input) {
   const std::size_t n = ls.size();
-  std::vector<layer_plan> plans(n);
-  for (std::size_t i = 0; i < n; ++i) plans[i] = plan_layer(ls[i], p);
-  std::vector<layer_l2> l2s(n);
-  const network_summary s = finish_network(ls, p, plans, l2s);
-  if (!s.ok()) {
+  std::vector<std::uint8_t> in(input.size());
+  for (std::size_t k = 0; k < input.size(); ++k) in[k] = static_cast<std::uint8_t>(input[k]);
+  auto r = schedule::plan_and_run_on_host(p, ls, ps, in);
+  if (!r.planned) {
+    const network_summary& s = r.summary;
     const std::string what = s.layer >= 0 && static_cast<std::size_t>(s.layer) < n
                                  ? "layer " + std::to_string(s.layer) + " (" +
                                        op_name(ls[static_cast<std::size_t>(s.layer)].kind) + ")"
@@ -43,19 +43,9 @@ layer_outputs run_tiled(const platform& p, std::span<const layer> ls,
                              std::to_string(s.needs) + " bytes, the budget is " +
                              std::to_string(s.budget));
   }
-  int l1_bytes = 4;
-  for (const auto& lp : plans) l1_bytes = std::max(l1_bytes, lp.l1.total);
-  std::vector<kernels::requant_plan> quant(n);
-  for (std::size_t i = 0; i < n; ++i) quant[i] = kernels::plan_for(ls[i], ps[i]);
-  std::vector<std::uint8_t> in(input.size());
-  for (std::size_t k = 0; k < input.size(); ++k) in[k] = static_cast<std::uint8_t>(input[k]);
-  schedule::host_run_options o;
-  o.cores = p.cores;
-  auto r = schedule::run_on_host(schedule::plan_view{ls, plans, l2s}, l1_bytes, s.l2_peak,
-                                 s.l3_used, ps, in, quant, o);
-  if (!r.problems.empty())
-    throw std::runtime_error("the tiled runtime reported a problem: " + r.problems.front());
-  return std::move(r.outputs);
+  if (!r.run.problems.empty())
+    throw std::runtime_error("the tiled runtime reported a problem: " + r.run.problems.front());
+  return std::move(r.run.outputs);
 }
 
 engine tiled_engine(const platform_options& o) {

@@ -85,6 +85,38 @@ host_run_result run_on_host(const plan_view& v, int l1_bytes, int l2_bytes, std:
   return r;
 }
 
+/// The outcome of planning a network at run time and running it on the host.
+struct planned_run {
+  bool planned = false;       ///< false: `summary` says which layer does not fit, and why
+  network_summary summary{};  ///< the plan's totals, or its first failure
+  host_run_result run{};      ///< when planned
+};
+
+/// Plans `layers` for platform `p` at run time (the same search the compiler runs) and runs
+/// them on the host with run-time loop nests (dynamic_tiles): for networks that are not types
+/// (imported graphs) or that would take long to instantiate per layer.
+inline planned_run plan_and_run_on_host(const platform& p, std::span<const layer> layers,
+                                        std::span<const layer_params> params,
+                                        std::span<const std::uint8_t> input,
+                                        host_run_options o = {}) {
+  const std::size_t n = layers.size();
+  std::vector<layer_plan> plans(n);
+  for (std::size_t i = 0; i < n; ++i) plans[i] = plan_layer(layers[i], p);
+  std::vector<layer_l2> l2s(n);
+  planned_run r;
+  r.summary = finish_network(layers, p, plans, l2s);
+  if (!r.summary.ok()) return r;
+  r.planned = true;
+  int l1_bytes = 4;
+  for (const auto& lp : plans) l1_bytes = lp.l1.total > l1_bytes ? lp.l1.total : l1_bytes;
+  std::vector<kernels::requant_plan> quant(n);
+  for (std::size_t i = 0; i < n; ++i) quant[i] = kernels::plan_for(layers[i], params[i]);
+  o.cores = p.cores;
+  r.run = run_on_host(plan_view{layers, plans, l2s}, l1_bytes, r.summary.l2_peak, r.summary.l3_used,
+                      params, input, quant, o);
+  return r;
+}
+
 }  // namespace ctile::schedule
 
 namespace ctile {
