@@ -95,6 +95,64 @@ inline void copy_words(void* d, const void* s, int n) {
   if ((n & 1) != 0) store4(dd, load4(ss));
 }
 
+// The loop bodies, as string literals with the dot-product mnemonic as a parameter: the
+// accumulating cv.sdotusp.b in the loops, the non-accumulating cv.dotusp.b in the peeled first
+// iterations (nothing to zero). Operand names are those of the asm statements below.
+
+// clang-format off
+/// 4 filters (w0..w3) x 2 columns (a0, a1), one word each: 6 post-increment loads + 8 dot
+/// products, the two weight registers reloaded two instructions before their use.
+#define CTILE_COREV_4X2(OP)    \
+  "cv.lw %[x0], (%[a0]), 4\n"  \
+  "cv.lw %[x1], (%[a1]), 4\n"  \
+  "cv.lw %[y0], (%[w0]), 4\n"  \
+  "cv.lw %[y1], (%[w1]), 4\n"  \
+  #OP " %[s0], %[x0], %[y0]\n" \
+  #OP " %[s1], %[x1], %[y0]\n" \
+  "cv.lw %[y0], (%[w2]), 4\n"  \
+  #OP " %[s2], %[x0], %[y1]\n" \
+  #OP " %[s3], %[x1], %[y1]\n" \
+  "cv.lw %[y1], (%[w3]), 4\n"  \
+  #OP " %[s4], %[x0], %[y0]\n" \
+  #OP " %[s5], %[x1], %[y0]\n" \
+  #OP " %[s6], %[x0], %[y1]\n" \
+  #OP " %[s7], %[x1], %[y1]\n"
+
+/// 4 filters x 4 pixels, one word each, through two walking pointers: `a` visits the 4 pixels
+/// (`ps` bytes apart, then `ba` = 4 - 3 ps back to the next word of the first), `w` the 4
+/// filters (`k` apart, then `bw` = 4 - 3 k back). 8 post-increment loads (4 pixel words, 4
+/// filter words) + 16 dot products: 24 instructions for 64 MACs, no loaded register used by
+/// the next instruction. Split after the third filter's dot products (the last use of y0) so
+/// that the peeled iteration can move the loop count out of s15 there. s[4 f + p]: filter f,
+/// pixel p.
+#define CTILE_COREV_4X4_A(OP)    \
+  "cv.lw %[x0], (%[a]), %[ps]\n" \
+  "cv.lw %[x1], (%[a]), %[ps]\n" \
+  "cv.lw %[x2], (%[a]), %[ps]\n" \
+  "cv.lw %[x3], (%[a]), %[ba]\n" \
+  "cv.lw %[y0], (%[w]), %[k]\n"  \
+  "cv.lw %[y1], (%[w]), %[k]\n"  \
+  #OP " %[s0], %[x0], %[y0]\n"   \
+  #OP " %[s1], %[x1], %[y0]\n"   \
+  #OP " %[s2], %[x2], %[y0]\n"   \
+  #OP " %[s3], %[x3], %[y0]\n"   \
+  "cv.lw %[y0], (%[w]), %[k]\n"  \
+  #OP " %[s4], %[x0], %[y1]\n"   \
+  #OP " %[s5], %[x1], %[y1]\n"   \
+  #OP " %[s6], %[x2], %[y1]\n"   \
+  #OP " %[s7], %[x3], %[y1]\n"   \
+  "cv.lw %[y1], (%[w]), %[bw]\n" \
+  #OP " %[s8], %[x0], %[y0]\n"   \
+  #OP " %[s9], %[x1], %[y0]\n"   \
+  #OP " %[s10], %[x2], %[y0]\n"  \
+  #OP " %[s11], %[x3], %[y0]\n"
+#define CTILE_COREV_4X4_B(OP)   \
+  #OP " %[s12], %[x0], %[y1]\n" \
+  #OP " %[s13], %[x1], %[y1]\n" \
+  #OP " %[s14], %[x2], %[y1]\n" \
+  #OP " %[s15], %[x3], %[y1]\n"
+// clang-format on
+
 /// The 4x2 inner loop: 4 filter rows w0..w3 against 2 pixel columns a0, a1, over `words`
 /// 4-byte groups (words >= 1), adding into acc[0..7] (acc[2 * f + p] = filter f, pixel p).
 /// One iteration: 6 post-increment loads + 8 cv.sdotusp.b for 32 MACs, in a hardware loop.
@@ -103,36 +161,57 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
                   std::int32_t* acc) {
   std::int32_t s0 = acc[0], s1 = acc[1], s2 = acc[2], s3 = acc[3];
   std::int32_t s4 = acc[4], s5 = acc[5], s6 = acc[6], s7 = acc[7];
-  std::uint32_t x0, x1, y0, y1, y2, y3;
+  std::uint32_t x0, x1, y0, y1;
   // Body of 14 instructions: the loop end is 4 + 14 * 4 bytes after cv.setup, uimm = 30.
   __asm__ volatile(
       ".balign 4\n"
       ".option push\n"
       ".option norvc\n"
-      ".insn i 0x2B, 4, x14, %[n], 30\n"
-      "cv.lw %[x0], (%[a0]), 4\n"
-      "cv.lw %[x1], (%[a1]), 4\n"
-      "cv.lw %[y0], (%[w0]), 4\n"
-      "cv.lw %[y1], (%[w1]), 4\n"
-      "cv.sdotusp.b %[s0], %[x0], %[y0]\n"
-      "cv.sdotusp.b %[s1], %[x1], %[y0]\n"
-      "cv.lw %[y2], (%[w2]), 4\n"
-      "cv.sdotusp.b %[s2], %[x0], %[y1]\n"
-      "cv.sdotusp.b %[s3], %[x1], %[y1]\n"
-      "cv.lw %[y3], (%[w3]), 4\n"
-      "cv.sdotusp.b %[s4], %[x0], %[y2]\n"
-      "cv.sdotusp.b %[s5], %[x1], %[y2]\n"
-      "cv.sdotusp.b %[s6], %[x0], %[y3]\n"
-      "cv.sdotusp.b %[s7], %[x1], %[y3]\n"
-      ".option pop\n"
+      ".insn i 0x2B, 4, x14, %[n], 30\n" CTILE_COREV_4X2(cv.sdotusp.b) ".option pop\n"
       : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [s4] "+r"(s4), [s5] "+r"(s5),
         [s6] "+r"(s6), [s7] "+r"(s7), [a0] "+r"(a0), [a1] "+r"(a1), [w0] "+r"(w0), [w1] "+r"(w1),
-        [w2] "+r"(w2), [w3] "+r"(w3), [x0] "=&r"(x0), [x1] "=&r"(x1), [y0] "=&r"(y0),
-        [y1] "=&r"(y1), [y2] "=&r"(y2), [y3] "=&r"(y3)
+        [w2] "+r"(w2), [w3] "+r"(w3), [x0] "=&r"(x0), [x1] "=&r"(x1), [y0] "=&r"(y0), [y1] "=&r"(y1)
       : [n] "r"(words)
       : "memory");
   acc[0] = s0, acc[1] = s1, acc[2] = s2, acc[3] = s3;
   acc[4] = s4, acc[5] = s5, acc[6] = s6, acc[7] = s7;
+}
+
+/// A 4x4 block of one-row receptive fields (pointwise, or any conv with a single kernel row
+/// read in place): 4 filters from `w` against 4 pixels from `a` (steps `g`); s[4 f + p] receives
+/// the sums. The first iteration is peeled with cv.dotusp.b (nothing is zeroed), the other words -
+/// 1 are a hardware loop of 24 instructions for 64 MACs (skipped when 0). Every allocatable
+/// register is taken (16 sums, 6 data words, 2 pointers, 4 steps), so the loop count enters in
+/// s15's register and moves to y0 once y0 is dead in the peeled iteration.
+[[gnu::always_inline]] inline void mm4x4_row(const std::uint8_t* a, const quad_steps& g,
+                                             const std::int8_t* w, std::int32_t (&s)[16]) {
+  std::int32_t s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14;
+  std::int32_t s15 = g.words - 1;
+  std::uint32_t x0, x1, x2, x3, y0, y1;
+  // Loop body: 24 instructions, the end 4 + 24 * 4 bytes after cv.setup: uimm 50.
+  __asm__ volatile(
+      ".balign 4\n"
+      ".option push\n"
+      ".option norvc\n"
+      CTILE_COREV_4X4_A(cv.dotusp.b)
+      "mv %[y0], %[s15]\n"
+      CTILE_COREV_4X4_B(cv.dotusp.b)
+      "cv.beqimm %[y0], 0, 1f\n"
+      ".insn i 0x2B, 4, x14, %[y0], 50\n"
+      CTILE_COREV_4X4_A(cv.sdotusp.b)
+      CTILE_COREV_4X4_B(cv.sdotusp.b)
+      "1:\n"
+      ".option pop\n"
+      : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4),
+        [s5] "=&r"(s5), [s6] "=&r"(s6), [s7] "=&r"(s7), [s8] "=&r"(s8), [s9] "=&r"(s9),
+        [s10] "=&r"(s10), [s11] "=&r"(s11), [s12] "=&r"(s12), [s13] "=&r"(s13),
+        [s14] "=&r"(s14), [s15] "+r"(s15), [a] "+r"(a), [w] "+r"(w), [x0] "=&r"(x0),
+        [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [y0] "=&r"(y0), [y1] "=&r"(y1)
+      : [ps] "r"(g.ps), [k] "r"(g.k), [ba] "r"(g.ba), [bw] "r"(g.bw)
+      : "memory");
+  s[0] = s0, s[1] = s1, s[2] = s2, s[3] = s3, s[4] = s4, s[5] = s5, s[6] = s6, s[7] = s7;
+  s[8] = s8, s[9] = s9, s[10] = s10, s[11] = s11, s[12] = s12, s[13] = s13, s[14] = s14;
+  s[15] = s15;
 }
 
 /// A whole 4x2 block read in place: 4 filters (`k` bytes apart, each contiguous over the
@@ -162,37 +241,11 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
       "add %[w1], %[w0], %[y0]\n"
       "add %[w2], %[w1], %[y0]\n"
       "add %[w3], %[w2], %[y0]\n"
-      "cv.lw %[x0], (%[a0]), 4\n"
-      "cv.lw %[x1], (%[a1]), 4\n"
-      "cv.lw %[y0], (%[w0]), 4\n"
-      "cv.lw %[y1], (%[w1]), 4\n"
-      "cv.dotusp.b %[s0], %[x0], %[y0]\n"
-      "cv.dotusp.b %[s1], %[x1], %[y0]\n"
-      "cv.lw %[y0], (%[w2]), 4\n"
-      "cv.dotusp.b %[s2], %[x0], %[y1]\n"
-      "cv.dotusp.b %[s3], %[x1], %[y1]\n"
-      "cv.lw %[y1], (%[w3]), 4\n"
-      "cv.dotusp.b %[s4], %[x0], %[y0]\n"
-      "cv.dotusp.b %[s5], %[x1], %[y0]\n"
-      "cv.dotusp.b %[s6], %[x0], %[y1]\n"
-      "cv.dotusp.b %[s7], %[x1], %[y1]\n"
+      CTILE_COREV_4X2(cv.dotusp.b)
       "addi %[x0], %[n], -1\n"
       "cv.beqimm %[x0], 0, 2f\n"
       ".insn i 0x2B, 4, x14, %[x0], 30\n"
-      "cv.lw %[x0], (%[a0]), 4\n"
-      "cv.lw %[x1], (%[a1]), 4\n"
-      "cv.lw %[y0], (%[w0]), 4\n"
-      "cv.lw %[y1], (%[w1]), 4\n"
-      "cv.sdotusp.b %[s0], %[x0], %[y0]\n"
-      "cv.sdotusp.b %[s1], %[x1], %[y0]\n"
-      "cv.lw %[y0], (%[w2]), 4\n"
-      "cv.sdotusp.b %[s2], %[x0], %[y1]\n"
-      "cv.sdotusp.b %[s3], %[x1], %[y1]\n"
-      "cv.lw %[y1], (%[w3]), 4\n"
-      "cv.sdotusp.b %[s4], %[x0], %[y0]\n"
-      "cv.sdotusp.b %[s5], %[x1], %[y0]\n"
-      "cv.sdotusp.b %[s6], %[x0], %[y1]\n"
-      "cv.sdotusp.b %[s7], %[x1], %[y1]\n"
+      CTILE_COREV_4X2(cv.sdotusp.b)
       "2:\n"
       "lw %[x0], 12(%[g])\n"
       "add %[a0], %[a0], %[sk]\n"
@@ -200,20 +253,7 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
       "cv.beqimm %[x0], 0, 1f\n"
       ".insn i 0x2B, 4, x15, %[x0], 36\n"
       ".insn i 0x2B, 4, x14, %[n], 30\n"
-      "cv.lw %[x0], (%[a0]), 4\n"
-      "cv.lw %[x1], (%[a1]), 4\n"
-      "cv.lw %[y0], (%[w0]), 4\n"
-      "cv.lw %[y1], (%[w1]), 4\n"
-      "cv.sdotusp.b %[s0], %[x0], %[y0]\n"
-      "cv.sdotusp.b %[s1], %[x1], %[y0]\n"
-      "cv.lw %[y0], (%[w2]), 4\n"
-      "cv.sdotusp.b %[s2], %[x0], %[y1]\n"
-      "cv.sdotusp.b %[s3], %[x1], %[y1]\n"
-      "cv.lw %[y1], (%[w3]), 4\n"
-      "cv.sdotusp.b %[s4], %[x0], %[y0]\n"
-      "cv.sdotusp.b %[s5], %[x1], %[y0]\n"
-      "cv.sdotusp.b %[s6], %[x0], %[y1]\n"
-      "cv.sdotusp.b %[s7], %[x1], %[y1]\n"
+      CTILE_COREV_4X2(cv.sdotusp.b)
       "add %[a0], %[a0], %[sk]\n"
       "add %[a1], %[a1], %[sk]\n"
       "1:\n"
@@ -338,9 +378,8 @@ template <int Kind, bool Clip, bool BN>
 template <int Kind, bool Clip, bool BN>
 [[gnu::always_inline]] inline void dw3_roll_cols(const std::uint8_t* p, long wi, std::uint8_t* o,
                                                  long os, int n3, int cols, long pstep,
-                                                 long ostep_col, std::uint32_t f0,
-                                                 std::uint32_t f1, std::uint32_t f2,
-                                                 const dw_quant& q) {
+                                                 long ostep_col, std::uint32_t f0, std::uint32_t f1,
+                                                 std::uint32_t f2, const dw_quant& q) {
   constexpr int per = 8 + (BN ? 2 : 0) + (Kind > 0 ? 1 : 0) + (Clip ? 1 : 0);
   std::uint32_t r0, r1, r2, acc;
   __asm__ volatile(
@@ -417,8 +456,7 @@ template <int Kind, bool Clip, bool BN>
       "add %[p], %[p], %[pstep]\n"
       "add %[o], %[o], %[ostep_col]\n"
       ".option pop\n"
-      : [p] "+r"(p), [o] "+r"(o), [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2),
-        [acc] "=&r"(acc)
+      : [p] "+r"(p), [o] "+r"(o), [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [acc] "=&r"(acc)
       : [n3] "r"(n3), [cols] "r"(cols), [wi] "r"(wi), [os] "r"(os), [pstep] "r"(pstep),
         [ostep_col] "r"(ostep_col), [f0] "r"(f0), [f1] "r"(f1), [f2] "r"(f2), [b] "r"(q.bias),
         [kf] "r"(q.kappa), [lf] "r"(q.lambda), [thi] "r"(q.t_hi), [mul] "r"(q.mul),
@@ -556,11 +594,10 @@ template <int Kind, bool Clip, bool BN, bool Bias>
       : [p] "+r"(p), [o] "+r"(o), [w] "+r"(w), [bp] "+r"(bp), [kp] "+r"(kp), [lp] "+r"(lp),
         [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [acc] "=&r"(acc), [f0] "=&r"(f0),
         [f1] "=&r"(f1), [f2] "=&r"(f2), [b] "=&r"(b), [kf] "=&r"(kf), [lf] "=&r"(lf)
-      : [nch] "r"(c.channels), [n3] "r"(c.n3), [wi] "r"(c.wi), [os] "r"(c.os),
-        [pch] "r"(c.pch), [och] "r"(c.och), [thi] "r"(q.t_hi), [mul] "r"(q.mul),
-        [sh] "r"(q.shift), [hi] "r"(q.hi), [end0] "i"(2 + 2 * 3 * per),
-        [end1] "i"(2 + 2 * (head + 3 * per + 2)), [bn] "i"(BN ? 1 : 0), [kind] "i"(Kind),
-        [clip] "i"(Clip ? 1 : 0), [bias] "i"(Bias ? 1 : 0)
+      : [nch] "r"(c.channels), [n3] "r"(c.n3), [wi] "r"(c.wi), [os] "r"(c.os), [pch] "r"(c.pch),
+        [och] "r"(c.och), [thi] "r"(q.t_hi), [mul] "r"(q.mul), [sh] "r"(q.shift), [hi] "r"(q.hi),
+        [end0] "i"(2 + 2 * 3 * per), [end1] "i"(2 + 2 * (head + 3 * per + 2)), [bn] "i"(BN ? 1 : 0),
+        [kind] "i"(Kind), [clip] "i"(Clip ? 1 : 0), [bias] "i"(Bias ? 1 : 0)
       : "memory");
 }
 

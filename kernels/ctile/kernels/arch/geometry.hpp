@@ -22,6 +22,19 @@ constexpr rows_geometry rows_geometry_of(std::int32_t pitch, int rows, int words
   return {pitch - 4 * words, pitch * rows, words, rows - 1, rows * 4 * words};
 }
 
+/// The steps of the 4 x 4 single-row atom: pixels `ps` bytes apart, filters `k` = 4 words
+/// bytes apart, and the steps back from the fourth pixel / filter to the next word of the
+/// first (the CORE-V loop walks one pointer over the 4 pixels and one over the 4 filters).
+struct quad_steps {
+  long ps, k;
+  long ba, bw;  ///< 4 - 3 ps, 4 - 3 k
+  int words;    ///< per row, >= 1
+};
+
+constexpr quad_steps quad_steps_of(long ps, int words) {
+  return {ps, 4L * words, 4 - 3 * ps, 4 - 12L * words, words};
+}
+
 static_assert(sizeof(rows_geometry) == 20, "the assembly reads rows_geometry as five words.");
 
 }  // namespace ctile::kernels
