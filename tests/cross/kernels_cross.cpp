@@ -269,6 +269,9 @@ int main() {
   bad += conv_test(5, 5, 2, 2, 1, 0, 2, {split_kind::grid, 2, 4}, "conv5x5s2");
   bad += conv_test(1, 1, 1, 0, 0, 0, 0, {split_kind::channels}, "pointwise");
   bad += conv_test(1, 1, 2, 0, 0, 0, 0, {split_kind::cols}, "pointwise_s2");
+  // A single-row kernel wider than one pixel: 4 x 4 blocks with pixels and filters apart by
+  // different steps (interior pixels), pairs at the padded borders.
+  bad += conv_test(1, 3, 1, 0, 0, 1, 1, {split_kind::rows}, "conv1x3");
   // Every fast requantization kind, with and without the final clip, bias and batch-norm.
   const quant_case fast[] = {{{1, 1 << 14, 0, 255}, false, true, 0},
                              {{11, 1 << 16, 0, 255}, true, false, 1},
