@@ -512,8 +512,11 @@ constexpr std::int64_t channel_lower_bound(const tiling_problem& P, const split_
       const int cnt_c = cj == 0 ? nc - 1 : 1;
       if (cnt_c == 0) continue;
       const std::int64_t c = ((cj == 0 ? tc : lc) + parts - 1) / parts;
+      // Two pixels cost at least a pair or, with quads, half a quad.
+      const std::int64_t pair = k.p0 + k.p4 * (c / 4) + k.p1 * (c % 4);
+      const std::int64_t half_quad = (k.u0 + k.u4 * (c / 4) + k.u1 * (c % 4)) / 2;
       const std::int64_t per_px2 =
-          k.p0 + k.p4 * (c / 4) + k.p1 * (c % 4) + 2 * (k.q * c + k.q4 * ((c + 3) / 4));
+          (k.u4 != 0 && half_quad < pair ? half_quad : pair) + 2 * (k.q * c + k.q4 * ((c + 3) / 4));
       t += cnt_c *
            (rows * cols * per_px2 / 2 + k.t * c * stripe_rows(P, rows) * stripe_cols(P, cols));
     }
