@@ -159,21 +159,24 @@ inline void conv_quad(const tile_args& a, const atoms::fast_requant& qr, const b
   const int nb = (b.c1 - b.c0) / 4;
   const int c_blocks = b.c0 + 4 * nb;
   const std::int8_t* w = a.weights + static_cast<long>(b.c0) * g.k;
-  std::uint8_t* qo[4] = {o + b.c0, o + oc + b.c0, o + 2 * oc + b.c0, o + 3 * oc + b.c0};
-  const std::int32_t* bp = Bias ? q.bias + b.c0 : nullptr;
-  const std::int32_t* kp = BN ? q.kappa + b.c0 : nullptr;
-  const std::int32_t* lp = BN ? q.lambda + b.c0 : nullptr;
+  quad_out qo{q.t_hi,
+              q.mul,
+              q.shift,
+              q.hi,
+              oc,
+              o + b.c0,
+              Bias ? q.bias + b.c0 : nullptr,
+              BN ? q.kappa + b.c0 : nullptr,
+              BN ? q.lambda + b.c0 : nullptr};
   for (int i = nb; i != 0; --i) {
-    std::int32_t s[16];
-    atoms::mm4x4_row(p0, g, w, s);
     if (q.clip)
-      atoms::store4xp_at<Kind, true, Bias, BN, 4>(q, s, qo, bp, kp, lp);
+      atoms::mm4x4_block<Kind, true, Bias, BN>(p0, g, w, q, qo);
     else
-      atoms::store4xp_at<Kind, false, Bias, BN, 4>(q, s, qo, bp, kp, lp);
+      atoms::mm4x4_block<Kind, false, Bias, BN>(p0, g, w, q, qo);
     w += 4 * g.k;
-    for (auto& x : qo) x += 4;
-    if constexpr (Bias) bp += 4;
-    if constexpr (BN) kp += 4, lp += 4;
+    qo.o += 4;
+    if constexpr (Bias) qo.bias += 4;
+    if constexpr (BN) qo.kappa += 4, qo.lambda += 4;
   }
   if (c_blocks < b.c1) {
     const long ps = g.ps;

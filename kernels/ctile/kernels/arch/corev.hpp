@@ -177,19 +177,66 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
   acc[4] = s4, acc[5] = s5, acc[6] = s6, acc[7] = s7;
 }
 
+// clang-format off
+/// Requantization of one accumulator S of the fused 4x4 block, in place: optional bias (x2),
+/// optional batch-norm (x0, x1), cv.clipur to [0, t_hi] (ba), multiply (kind 1) or mulhu
+/// (kind 2) by ps, shift by bw, optional final cv.clipur to hi (k), post-increment byte
+/// store to `a`, the next pixel's output `w` bytes on.
+#define CTILE_COREV_QOUT(S)                        \
+  ".if %[bias]\n"                                  \
+  "add %[" #S "], %[" #S "], %[x2]\n"              \
+  ".endif\n"                                       \
+  ".if %[bn]\n"                                    \
+  "mul %[" #S "], %[" #S "], %[x0]\n"              \
+  "add %[" #S "], %[" #S "], %[x1]\n"              \
+  ".endif\n"                                       \
+  "cv.clipur %[" #S "], %[" #S "], %[ba]\n"        \
+  ".if %[kind] == 1\n"                             \
+  "mul %[" #S "], %[" #S "], %[ps]\n"              \
+  ".endif\n"                                       \
+  ".if %[kind] == 2\n"                             \
+  "mulhu %[" #S "], %[" #S "], %[ps]\n"            \
+  ".endif\n"                                       \
+  "srl %[" #S "], %[" #S "], %[bw]\n"              \
+  ".if %[clip]\n"                                  \
+  "cv.clipur %[" #S "], %[" #S "], %[k]\n"         \
+  ".endif\n"                                       \
+  "cv.sb %[" #S "], (%[a]), %[w]\n"
+/// Channel F of the fused block: its parameters (kappa through y0, lambda through y1, bias
+/// through x3), its output pointer, then its 4 pixels' accumulators.
+#define CTILE_COREV_QCH(F, S0, S1, S2, S3)         \
+  "lw %[a], %[mo]\n"                               \
+  ".if %[bn]\n"                                    \
+  "lw %[x0], 4*" #F "(%[y0])\n"                    \
+  "lw %[x1], 4*" #F "(%[y1])\n"                    \
+  ".endif\n"                                       \
+  ".if %[bias]\n"                                  \
+  "lw %[x2], 4*" #F "(%[x3])\n"                    \
+  ".endif\n"                                       \
+  "addi %[a], %[a], " #F "\n"                      \
+  CTILE_COREV_QOUT(S0) CTILE_COREV_QOUT(S1) CTILE_COREV_QOUT(S2) CTILE_COREV_QOUT(S3)
+// clang-format on
+
 /// A 4x4 block of one-row receptive fields (pointwise, or any conv with a single kernel row
-/// read in place): 4 filters from `w` against 4 pixels from `a` (steps `g`); s[4 f + p] receives
-/// the sums. The first iteration is peeled with cv.dotusp.b (nothing is zeroed), the other words -
-/// 1 are a hardware loop of 24 instructions for 64 MACs (skipped when 0). Every allocatable
-/// register is taken (16 sums, 6 data words, 2 pointers, 4 steps), so the loop count enters in
-/// s15's register and moves to y0 once y0 is dead in the peeled iteration.
-[[gnu::always_inline]] inline void mm4x4_row(const std::uint8_t* a, const quad_steps& g,
-                                             const std::int8_t* w, std::int32_t (&s)[16]) {
+/// read in place), requantized and stored: 4 filters from `w` against 4 pixels from `a`
+/// (steps `g`). The first iteration is peeled with cv.dotusp.b (nothing is zeroed), the
+/// other words - 1 are a hardware loop of 24 instructions for 64 MACs (skipped when 0). The
+/// loop takes every allocatable register (16 sums, 6 data words, 2 pointers, 4 steps), so the
+/// loop count enters in s15's register (moved to y0 once y0 is dead in the peeled iteration)
+/// and the requantization reads `q` from memory (stack operands, no register) into the
+/// registers the loop leaves: per output 4 to 7 instructions (bias add, kappa mul + lambda
+/// add, cv.clipur, mul / mulhu, srl, cv.clipur, cv.sb), per channel 2 to 5 (parameters,
+/// output pointer), selected with .if at compile time.
+template <int Kind, bool Clip, bool Bias, bool BN>
+[[gnu::always_inline]] inline void mm4x4_row_store(const std::uint8_t* a, const quad_steps& g,
+                                                   const std::int8_t* w, const quad_out& q) {
   std::int32_t s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14;
   std::int32_t s15 = g.words - 1;
   std::uint32_t x0, x1, x2, x3, y0, y1;
+  long ps = g.ps, k = g.k, ba = g.ba, bw = g.bw;
   // Loop body: 24 instructions, the end 4 + 24 * 4 bytes after cv.setup: uimm 50.
   __asm__ volatile(
+      // clang-format off
       ".balign 4\n"
       ".option push\n"
       ".option norvc\n"
@@ -202,16 +249,38 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
       CTILE_COREV_4X4_B(cv.sdotusp.b)
       "1:\n"
       ".option pop\n"
+      "lw %[ba], %[mthi]\n"
+      "lw %[bw], %[msh]\n"
+      ".if %[kind] > 0\n"
+      "lw %[ps], %[mmul]\n"
+      ".endif\n"
+      ".if %[clip]\n"
+      "lw %[k], %[mhi]\n"
+      ".endif\n"
+      "lw %[w], %[moc]\n"
+      ".if %[bn]\n"
+      "lw %[y0], %[mkp]\n"
+      "lw %[y1], %[mlp]\n"
+      ".endif\n"
+      ".if %[bias]\n"
+      "lw %[x3], %[mbp]\n"
+      ".endif\n"
+      CTILE_COREV_QCH(0, s0, s1, s2, s3)
+      CTILE_COREV_QCH(1, s4, s5, s6, s7)
+      CTILE_COREV_QCH(2, s8, s9, s10, s11)
+      CTILE_COREV_QCH(3, s12, s13, s14, s15)
+      // clang-format on
       : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4),
         [s5] "=&r"(s5), [s6] "=&r"(s6), [s7] "=&r"(s7), [s8] "=&r"(s8), [s9] "=&r"(s9),
         [s10] "=&r"(s10), [s11] "=&r"(s11), [s12] "=&r"(s12), [s13] "=&r"(s13),
         [s14] "=&r"(s14), [s15] "+r"(s15), [a] "+r"(a), [w] "+r"(w), [x0] "=&r"(x0),
-        [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [y0] "=&r"(y0), [y1] "=&r"(y1)
-      : [ps] "r"(g.ps), [k] "r"(g.k), [ba] "r"(g.ba), [bw] "r"(g.bw)
+        [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [y0] "=&r"(y0), [y1] "=&r"(y1),
+        [ps] "+r"(ps), [k] "+r"(k), [ba] "+r"(ba), [bw] "+r"(bw)
+      : [mthi] "m"(q.t_hi), [mmul] "m"(q.mul), [msh] "m"(q.shift), [mhi] "m"(q.hi),
+        [moc] "m"(q.oc), [mo] "m"(q.o), [mbp] "m"(q.bias), [mkp] "m"(q.kappa),
+        [mlp] "m"(q.lambda), [kind] "i"(Kind), [clip] "i"(Clip ? 1 : 0), [bias] "i"(Bias ? 1 : 0),
+        [bn] "i"(BN ? 1 : 0)
       : "memory");
-  s[0] = s0, s[1] = s1, s[2] = s2, s[3] = s3, s[4] = s4, s[5] = s5, s[6] = s6, s[7] = s7;
-  s[8] = s8, s[9] = s9, s[10] = s10, s[11] = s11, s[12] = s12, s[13] = s13, s[14] = s14;
-  s[15] = s15;
 }
 
 /// A whole 4x2 block read in place: 4 filters (`k` bytes apart, each contiguous over the

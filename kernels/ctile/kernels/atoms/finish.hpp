@@ -5,6 +5,7 @@
 
 #include "ctile/kernels/arch/isa.hpp"
 #include "ctile/kernels/args.hpp"
+#include "ctile/kernels/atoms/matmul.hpp"
 #include "ctile/kernels/requant.hpp"
 
 namespace ctile::kernels::atoms {
@@ -297,6 +298,24 @@ template <int Kind, bool Clip, bool Bias, bool BN, int P>
     for (int p = 0; p < P; ++p)
       o[p][f] = static_cast<std::uint8_t>(fast_finish<Kind, Clip>(q, t[p]));
   }
+}
+
+/// The 4 x 4 block of a single-row kernel read in place (see mm4x4_row), requantized like
+/// store4xp_at into o.o + p * o.oc + f for pixel p, filter f; `q` and `o` hold the same plan.
+/// On CORE-V one assembly statement does both, from the loop's registers.
+template <int Kind, bool Clip, bool Bias, bool BN>
+[[gnu::always_inline]] inline void mm4x4_block(const std::uint8_t* a, const quad_steps& g,
+                                               const std::int8_t* w, const fast_requant& q,
+                                               const quad_out& o) {
+#if defined(CTILE_KERNELS_ISA_COREV)
+  (void)q;
+  isa::mm4x4_row_store<Kind, Clip, Bias, BN>(a, g, w, o);
+#else
+  std::int32_t s[16];
+  mm4x4_row(a, g, w, s);
+  std::uint8_t* const out[4] = {o.o, o.o + o.oc, o.o + 2 * o.oc, o.o + 3 * o.oc};
+  store4xp_at<Kind, Clip, Bias, BN, 4>(q, s, out, o.bias, o.kappa, o.lambda);
+#endif
 }
 
 /// The 4 x 2 block: s[2 f + p] into q0[0..3] / q1[0..3] (see store4xp_at).

@@ -171,13 +171,10 @@ inline std::int32_t tail(const std::uint8_t* a, const std::int8_t* w, int from, 
 }
 
 /// s[4 f + p] = dot(pixel p, filter f) for f < 4, p < 4 over one row of g.words words: pixel
-/// p at a + p * g.ps, filter f at w + f * g.k. Pointwise convolutions (and any single-row
-/// kernel) read in place, with 16 sums in registers on CORE-V.
+/// p at a + p * g.ps, filter f at w + f * g.k (CORE-V fuses this with the requantization:
+/// atoms::mm4x4_block).
 [[gnu::always_inline]] inline void mm4x4_row(const std::uint8_t* a, const quad_steps& g,
                                              const std::int8_t* w, std::int32_t (&s)[16]) {
-#if defined(CTILE_KERNELS_ISA_COREV)
-  isa::mm4x4_row(a, g, w, s);
-#else
   const int k = static_cast<int>(g.k);
   const long ps = g.ps;
   std::int32_t lo[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -188,7 +185,6 @@ inline std::int32_t tail(const std::uint8_t* a, const std::int8_t* w, int from, 
     s[4 * f] = lo[2 * f], s[4 * f + 1] = lo[2 * f + 1];
     s[4 * f + 2] = hi[2 * f], s[4 * f + 3] = hi[2 * f + 1];
   }
-#endif
 }
 
 /// s[2 f] = dot(column, filter f) for f < 4, over rows as in mm4x2_rows.
