@@ -221,28 +221,34 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
 /// read in place), requantized and stored: 4 filters from `w` against 4 pixels from `a`
 /// (steps `g`). The first iteration is peeled with cv.dotusp.b (nothing is zeroed), the
 /// other words - 1 are a hardware loop of 24 instructions for 64 MACs (skipped when 0). The
-/// loop takes every allocatable register (16 sums, 6 data words, 2 pointers, 4 steps), so the
-/// loop count enters in s15's register (moved to y0 once y0 is dead in the peeled iteration)
-/// and the requantization reads `q` from memory (stack operands, no register) into the
-/// registers the loop leaves: per output 4 to 7 instructions (bias add, kappa mul + lambda
-/// add, cv.clipur, mul / mulhu, srl, cv.clipur, cv.sb), per channel 2 to 5 (parameters,
-/// output pointer), selected with .if at compile time.
+/// loop takes every allocatable register (16 sums, 6 data words, 2 pointers, 4 steps), so
+/// every operand is read from memory (stack operands, no register): the pointers and steps
+/// before the loop, the loop count once y0 is dead in the peeled iteration, the
+/// requantization `q` into the registers the loop leaves: per output 4 to 7 instructions (bias add,
+/// kappa mul + lambda add, cv.clipur, mul / mulhu, srl, cv.clipur, cv.sb), per channel 2 to 5
+/// (parameters, output pointer), selected with .if at compile time.
 template <int Kind, bool Clip, bool Bias, bool BN>
-[[gnu::always_inline]] inline void mm4x4_row_store(const std::uint8_t* a, const quad_steps& g,
-                                                   const std::int8_t* w, const quad_out& q) {
-  std::int32_t s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14;
-  std::int32_t s15 = g.words - 1;
-  std::uint32_t x0, x1, x2, x3, y0, y1;
-  long ps = g.ps, k = g.k, ba = g.ba, bw = g.bw;
+[[gnu::always_inline]] inline void mm4x4_row_store(const std::uint8_t* const& a,
+                                                   const quad_steps& g, const std::int8_t* const& w,
+                                                   const quad_out& q) {
+  std::int32_t s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15;
+  std::uint32_t x0, x1, x2, x3, y0, y1, ra, rw, ps, k, ba, bw;
   // Loop body: 24 instructions, the end 4 + 24 * 4 bytes after cv.setup: uimm 50.
   __asm__ volatile(
       // clang-format off
+      "lw %[a], %[ma]\n"
+      "lw %[w], %[mw]\n"
+      "lw %[ps], %[mps]\n"
+      "lw %[ba], %[mba]\n"
+      "lw %[k], %[mk]\n"
+      "lw %[bw], %[mbw]\n"
       ".balign 4\n"
       ".option push\n"
       ".option norvc\n"
       CTILE_COREV_4X4_A(cv.dotusp.b)
-      "mv %[y0], %[s15]\n"
+      "lw %[y0], %[mn]\n"
       CTILE_COREV_4X4_B(cv.dotusp.b)
+      "addi %[y0], %[y0], -1\n"
       "cv.beqimm %[y0], 0, 1f\n"
       ".insn i 0x2B, 4, x14, %[y0], 50\n"
       CTILE_COREV_4X4_A(cv.sdotusp.b)
@@ -273,10 +279,11 @@ template <int Kind, bool Clip, bool Bias, bool BN>
       : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4),
         [s5] "=&r"(s5), [s6] "=&r"(s6), [s7] "=&r"(s7), [s8] "=&r"(s8), [s9] "=&r"(s9),
         [s10] "=&r"(s10), [s11] "=&r"(s11), [s12] "=&r"(s12), [s13] "=&r"(s13),
-        [s14] "=&r"(s14), [s15] "+r"(s15), [a] "+r"(a), [w] "+r"(w), [x0] "=&r"(x0),
+        [s14] "=&r"(s14), [s15] "=&r"(s15), [a] "=&r"(ra), [w] "=&r"(rw), [x0] "=&r"(x0),
         [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [y0] "=&r"(y0), [y1] "=&r"(y1),
-        [ps] "+r"(ps), [k] "+r"(k), [ba] "+r"(ba), [bw] "+r"(bw)
-      : [mthi] "m"(q.t_hi), [mmul] "m"(q.mul), [msh] "m"(q.shift), [mhi] "m"(q.hi),
+        [ps] "=&r"(ps), [k] "=&r"(k), [ba] "=&r"(ba), [bw] "=&r"(bw)
+      : [ma] "m"(a), [mw] "m"(w), [mps] "m"(g.ps), [mk] "m"(g.k), [mba] "m"(g.ba),
+        [mbw] "m"(g.bw), [mn] "m"(g.words), [mthi] "m"(q.t_hi), [mmul] "m"(q.mul), [msh] "m"(q.shift), [mhi] "m"(q.hi),
         [moc] "m"(q.oc), [mo] "m"(q.o), [mbp] "m"(q.bias), [mkp] "m"(q.kappa),
         [mlp] "m"(q.lambda), [kind] "i"(Kind), [clip] "i"(Clip ? 1 : 0), [bias] "i"(Bias ? 1 : 0),
         [bn] "i"(BN ? 1 : 0)
