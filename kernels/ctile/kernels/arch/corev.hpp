@@ -283,10 +283,10 @@ template <int Kind, bool Clip, bool Bias, bool BN>
         [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [y0] "=&r"(y0), [y1] "=&r"(y1),
         [ps] "=&r"(ps), [k] "=&r"(k), [ba] "=&r"(ba), [bw] "=&r"(bw)
       : [ma] "m"(a), [mw] "m"(w), [mps] "m"(g.ps), [mk] "m"(g.k), [mba] "m"(g.ba),
-        [mbw] "m"(g.bw), [mn] "m"(g.words), [mthi] "m"(q.t_hi), [mmul] "m"(q.mul), [msh] "m"(q.shift), [mhi] "m"(q.hi),
-        [moc] "m"(q.oc), [mo] "m"(q.o), [mbp] "m"(q.bias), [mkp] "m"(q.kappa),
-        [mlp] "m"(q.lambda), [kind] "i"(Kind), [clip] "i"(Clip ? 1 : 0), [bias] "i"(Bias ? 1 : 0),
-        [bn] "i"(BN ? 1 : 0)
+        [mbw] "m"(g.bw), [mn] "m"(g.words), [mthi] "m"(q.t_hi), [mmul] "m"(q.mul),
+        [msh] "m"(q.shift), [mhi] "m"(q.hi), [moc] "m"(q.oc), [mo] "m"(q.o), [mbp] "m"(q.bias),
+        [mkp] "m"(q.kappa), [mlp] "m"(q.lambda), [kind] "i"(Kind), [clip] "i"(Clip ? 1 : 0),
+        [bias] "i"(Bias ? 1 : 0), [bn] "i"(BN ? 1 : 0)
       : "memory");
 }
 

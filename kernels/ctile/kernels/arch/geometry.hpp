@@ -44,7 +44,7 @@ struct quad_out {
   std::int32_t shift, hi;
   long oc;          ///< bytes from one pixel's outputs to the next pixel's
   std::uint8_t* o;  ///< pixel 0's output of the block's first channel
-  const std::int32_t *bias, *kappa, *lambda;  ///< the block's first channel (unused: any)
+  const std::int32_t *bias, *kappa, *lambda;  ///< the block's first channel (any when unused)
 };
 
 static_assert(sizeof(rows_geometry) == 20, "the assembly reads rows_geometry as five words.");

@@ -1,7 +1,7 @@
 // The matrix atoms every weighted kernel is built from: 4 filter rows x 2 columns (PULP-NN's
-// 4x2), 4 x 4 for single-row receptive fields, 4 x 1, and 1 x 1, over K bytes. Word loops go to the
-// backend (hardware loops and post-increment loads on CORE-V); the K mod 4 tail bytes are added
-// here.
+// 4x2), 4 x 4 for single-row receptive fields, 4 x 1, and 1 x 1, over K bytes. Word loops go
+// to the backend (hardware loops and post-increment loads on CORE-V); the K mod 4 tail bytes
+// are added here.
 #pragma once
 
 #include <cstdint>
