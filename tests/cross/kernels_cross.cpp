@@ -282,14 +282,21 @@ int main() {
                               "conv3x3_mulhi", "conv3x3_mulhi_bias"};
   const char* pw_names[] = {"pointwise_shift_bn", "pointwise_mul_bias", "pointwise_clip_bias_bn",
                             "pointwise_mulhi", "pointwise_mulhi_bias"};
+  // Whole rows and all channels per core: 4 x 4 blocks (a 2-iteration loop), then a pair and a
+  // single pixel, and the 2 leftover channels.
+  const char* pw_rows_names[] = {"pointwise_rows_shift_bn", "pointwise_rows_mul_bias",
+                                 "pointwise_rows_clip_bias_bn", "pointwise_rows_mulhi",
+                                 "pointwise_rows_mulhi_bias"};
   const char* dw_names[] = {"depthwise3x3_shift_bn", "depthwise3x3_mul_bias",
                             "depthwise3x3_clip_bias_bn", "depthwise3x3_mulhi",
                             "depthwise3x3_mulhi_bias"};
   for (int i = 0; i < 5; ++i) {
     bad += conv_test(3, 3, 1, 1, 1, 1, 1, {split_kind::rows}, conv_names[i], fast[i]);
     bad += conv_test(1, 1, 1, 0, 0, 0, 0, {split_kind::cols}, pw_names[i], fast[i]);
+    bad += conv_test(1, 1, 1, 0, 0, 0, 0, {split_kind::rows}, pw_rows_names[i], fast[i]);
     bad += depthwise_test(fast[i], dw_names[i]);
   }
+  bad += conv_test(1, 3, 1, 0, 0, 1, 1, {split_kind::rows}, "conv1x3_mul_bias", fast[1]);
   bad += pointwise_c4_test(fast[0], "pointwise_c4_shift_bn");
   bad += pointwise_c4_test(fast[2], "pointwise_c4_clip_bias_bn");
   bad += depthwise_test(generic_bn, "depthwise3x3");
