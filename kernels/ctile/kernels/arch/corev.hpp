@@ -347,6 +347,77 @@ template <int Kind, bool Clip, bool Bias, bool BN>
   s[0] = s0, s[1] = s1, s[2] = s2, s[3] = s3, s[4] = s4, s[5] = s5, s[6] = s6, s[7] = s7;
 }
 
+// clang-format off
+/// Three outputs of a depthwise column of a 3-row filter (dw3_roll and its callers): the
+/// window rows roll through r0, r1, r2, one post-increment word load per output, 3
+/// cv.sdotusp.b from the bias, optional batch-norm, cv.clipur to [0, t_hi], multiply (kind
+/// 1) or mulhu (kind 2), shift, optional final cv.clipur, post-increment byte store.
+#define CTILE_COREV_DW3_BODY            \
+  "cv.lw %[r2], (%[p]), %[wi]\n"        \
+  "mv %[acc], %[b]\n"                   \
+  "cv.sdotusp.b %[acc], %[r0], %[f0]\n" \
+  "cv.sdotusp.b %[acc], %[r1], %[f1]\n" \
+  "cv.sdotusp.b %[acc], %[r2], %[f2]\n" \
+  ".if %[bn]\n"                         \
+  "mul %[acc], %[acc], %[kf]\n"         \
+  "add %[acc], %[acc], %[lf]\n"         \
+  ".endif\n"                            \
+  "cv.clipur %[acc], %[acc], %[thi]\n"  \
+  ".if %[kind] == 1\n"                  \
+  "mul %[acc], %[acc], %[mul]\n"        \
+  ".endif\n"                            \
+  ".if %[kind] == 2\n"                  \
+  "mulhu %[acc], %[acc], %[mul]\n"      \
+  ".endif\n"                            \
+  "srl %[acc], %[acc], %[sh]\n"         \
+  ".if %[clip]\n"                       \
+  "cv.clipur %[acc], %[acc], %[hi]\n"   \
+  ".endif\n"                            \
+  "cv.sb %[acc], (%[o]), %[os]\n"       \
+  "cv.lw %[r0], (%[p]), %[wi]\n"        \
+  "mv %[acc], %[b]\n"                   \
+  "cv.sdotusp.b %[acc], %[r1], %[f0]\n" \
+  "cv.sdotusp.b %[acc], %[r2], %[f1]\n" \
+  "cv.sdotusp.b %[acc], %[r0], %[f2]\n" \
+  ".if %[bn]\n"                         \
+  "mul %[acc], %[acc], %[kf]\n"         \
+  "add %[acc], %[acc], %[lf]\n"         \
+  ".endif\n"                            \
+  "cv.clipur %[acc], %[acc], %[thi]\n"  \
+  ".if %[kind] == 1\n"                  \
+  "mul %[acc], %[acc], %[mul]\n"        \
+  ".endif\n"                            \
+  ".if %[kind] == 2\n"                  \
+  "mulhu %[acc], %[acc], %[mul]\n"      \
+  ".endif\n"                            \
+  "srl %[acc], %[acc], %[sh]\n"         \
+  ".if %[clip]\n"                       \
+  "cv.clipur %[acc], %[acc], %[hi]\n"   \
+  ".endif\n"                            \
+  "cv.sb %[acc], (%[o]), %[os]\n"       \
+  "cv.lw %[r1], (%[p]), %[wi]\n"        \
+  "mv %[acc], %[b]\n"                   \
+  "cv.sdotusp.b %[acc], %[r2], %[f0]\n" \
+  "cv.sdotusp.b %[acc], %[r0], %[f1]\n" \
+  "cv.sdotusp.b %[acc], %[r1], %[f2]\n" \
+  ".if %[bn]\n"                         \
+  "mul %[acc], %[acc], %[kf]\n"         \
+  "add %[acc], %[acc], %[lf]\n"         \
+  ".endif\n"                            \
+  "cv.clipur %[acc], %[acc], %[thi]\n"  \
+  ".if %[kind] == 1\n"                  \
+  "mul %[acc], %[acc], %[mul]\n"        \
+  ".endif\n"                            \
+  ".if %[kind] == 2\n"                  \
+  "mulhu %[acc], %[acc], %[mul]\n"      \
+  ".endif\n"                            \
+  "srl %[acc], %[acc], %[sh]\n"         \
+  ".if %[clip]\n"                       \
+  "cv.clipur %[acc], %[acc], %[hi]\n"   \
+  ".endif\n"                            \
+  "cv.sb %[acc], (%[o]), %[os]\n"
+// clang-format on
+
 /// Requantization constants of the depthwise column loop (kinds 0..2 of atoms::fast_requant).
 struct dw_quant {
   std::int32_t bias;  ///< the dot products start from it
@@ -373,71 +444,7 @@ template <int Kind, bool Clip, bool BN>
       ".balign 4\n"
       ".option push\n"
       ".option norvc\n"
-      ".insn i 0x2B, 4, x14, %[n3], %[end]\n"
-      "cv.lw %[r2], (%[p]), %[wi]\n"
-      "mv %[acc], %[b]\n"
-      "cv.sdotusp.b %[acc], %[r0], %[f0]\n"
-      "cv.sdotusp.b %[acc], %[r1], %[f1]\n"
-      "cv.sdotusp.b %[acc], %[r2], %[f2]\n"
-      ".if %[bn]\n"
-      "mul %[acc], %[acc], %[kf]\n"
-      "add %[acc], %[acc], %[lf]\n"
-      ".endif\n"
-      "cv.clipur %[acc], %[acc], %[thi]\n"
-      ".if %[kind] == 1\n"
-      "mul %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      ".if %[kind] == 2\n"
-      "mulhu %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      "srl %[acc], %[acc], %[sh]\n"
-      ".if %[clip]\n"
-      "cv.clipur %[acc], %[acc], %[hi]\n"
-      ".endif\n"
-      "cv.sb %[acc], (%[o]), %[os]\n"
-      "cv.lw %[r0], (%[p]), %[wi]\n"
-      "mv %[acc], %[b]\n"
-      "cv.sdotusp.b %[acc], %[r1], %[f0]\n"
-      "cv.sdotusp.b %[acc], %[r2], %[f1]\n"
-      "cv.sdotusp.b %[acc], %[r0], %[f2]\n"
-      ".if %[bn]\n"
-      "mul %[acc], %[acc], %[kf]\n"
-      "add %[acc], %[acc], %[lf]\n"
-      ".endif\n"
-      "cv.clipur %[acc], %[acc], %[thi]\n"
-      ".if %[kind] == 1\n"
-      "mul %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      ".if %[kind] == 2\n"
-      "mulhu %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      "srl %[acc], %[acc], %[sh]\n"
-      ".if %[clip]\n"
-      "cv.clipur %[acc], %[acc], %[hi]\n"
-      ".endif\n"
-      "cv.sb %[acc], (%[o]), %[os]\n"
-      "cv.lw %[r1], (%[p]), %[wi]\n"
-      "mv %[acc], %[b]\n"
-      "cv.sdotusp.b %[acc], %[r2], %[f0]\n"
-      "cv.sdotusp.b %[acc], %[r0], %[f1]\n"
-      "cv.sdotusp.b %[acc], %[r1], %[f2]\n"
-      ".if %[bn]\n"
-      "mul %[acc], %[acc], %[kf]\n"
-      "add %[acc], %[acc], %[lf]\n"
-      ".endif\n"
-      "cv.clipur %[acc], %[acc], %[thi]\n"
-      ".if %[kind] == 1\n"
-      "mul %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      ".if %[kind] == 2\n"
-      "mulhu %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      "srl %[acc], %[acc], %[sh]\n"
-      ".if %[clip]\n"
-      "cv.clipur %[acc], %[acc], %[hi]\n"
-      ".endif\n"
-      "cv.sb %[acc], (%[o]), %[os]\n"
-      ".option pop\n"
+      ".insn i 0x2B, 4, x14, %[n3], %[end]\n" CTILE_COREV_DW3_BODY ".option pop\n"
       : [p] "+r"(p), [o] "+r"(o), [r0] "+r"(r0), [r1] "+r"(r1), [r2] "=&r"(r2), [acc] "=&r"(acc)
       : [n3] "r"(n3), [wi] "r"(wi), [os] "r"(os), [f0] "r"(f0), [f1] "r"(f1), [f2] "r"(f2),
         [b] "r"(q.bias), [kf] "r"(q.kappa), [lf] "r"(q.lambda), [thi] "r"(q.t_hi), [mul] "r"(q.mul),
@@ -465,70 +472,7 @@ template <int Kind, bool Clip, bool BN>
       ".insn i 0x2B, 4, x15, %[cols], %[end1]\n"
       "cv.lw %[r0], (%[p]), %[wi]\n"
       "cv.lw %[r1], (%[p]), %[wi]\n"
-      ".insn i 0x2B, 4, x14, %[n3], %[end0]\n"
-      "cv.lw %[r2], (%[p]), %[wi]\n"
-      "mv %[acc], %[b]\n"
-      "cv.sdotusp.b %[acc], %[r0], %[f0]\n"
-      "cv.sdotusp.b %[acc], %[r1], %[f1]\n"
-      "cv.sdotusp.b %[acc], %[r2], %[f2]\n"
-      ".if %[bn]\n"
-      "mul %[acc], %[acc], %[kf]\n"
-      "add %[acc], %[acc], %[lf]\n"
-      ".endif\n"
-      "cv.clipur %[acc], %[acc], %[thi]\n"
-      ".if %[kind] == 1\n"
-      "mul %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      ".if %[kind] == 2\n"
-      "mulhu %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      "srl %[acc], %[acc], %[sh]\n"
-      ".if %[clip]\n"
-      "cv.clipur %[acc], %[acc], %[hi]\n"
-      ".endif\n"
-      "cv.sb %[acc], (%[o]), %[os]\n"
-      "cv.lw %[r0], (%[p]), %[wi]\n"
-      "mv %[acc], %[b]\n"
-      "cv.sdotusp.b %[acc], %[r1], %[f0]\n"
-      "cv.sdotusp.b %[acc], %[r2], %[f1]\n"
-      "cv.sdotusp.b %[acc], %[r0], %[f2]\n"
-      ".if %[bn]\n"
-      "mul %[acc], %[acc], %[kf]\n"
-      "add %[acc], %[acc], %[lf]\n"
-      ".endif\n"
-      "cv.clipur %[acc], %[acc], %[thi]\n"
-      ".if %[kind] == 1\n"
-      "mul %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      ".if %[kind] == 2\n"
-      "mulhu %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      "srl %[acc], %[acc], %[sh]\n"
-      ".if %[clip]\n"
-      "cv.clipur %[acc], %[acc], %[hi]\n"
-      ".endif\n"
-      "cv.sb %[acc], (%[o]), %[os]\n"
-      "cv.lw %[r1], (%[p]), %[wi]\n"
-      "mv %[acc], %[b]\n"
-      "cv.sdotusp.b %[acc], %[r2], %[f0]\n"
-      "cv.sdotusp.b %[acc], %[r0], %[f1]\n"
-      "cv.sdotusp.b %[acc], %[r1], %[f2]\n"
-      ".if %[bn]\n"
-      "mul %[acc], %[acc], %[kf]\n"
-      "add %[acc], %[acc], %[lf]\n"
-      ".endif\n"
-      "cv.clipur %[acc], %[acc], %[thi]\n"
-      ".if %[kind] == 1\n"
-      "mul %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      ".if %[kind] == 2\n"
-      "mulhu %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      "srl %[acc], %[acc], %[sh]\n"
-      ".if %[clip]\n"
-      "cv.clipur %[acc], %[acc], %[hi]\n"
-      ".endif\n"
-      "cv.sb %[acc], (%[o]), %[os]\n"
+      ".insn i 0x2B, 4, x14, %[n3], %[end0]\n" CTILE_COREV_DW3_BODY
       "add %[p], %[p], %[pstep]\n"
       "add %[o], %[o], %[ostep_col]\n"
       ".option pop\n"
@@ -600,70 +544,7 @@ template <int Kind, bool Clip, bool BN, bool Bias>
       "srli %[f2], %[f2], 8\n"
       "cv.lw %[r0], (%[p]), %[wi]\n"
       "cv.lw %[r1], (%[p]), %[wi]\n"
-      ".insn i 0x2B, 4, x14, %[n3], %[end0]\n"
-      "cv.lw %[r2], (%[p]), %[wi]\n"
-      "mv %[acc], %[b]\n"
-      "cv.sdotusp.b %[acc], %[r0], %[f0]\n"
-      "cv.sdotusp.b %[acc], %[r1], %[f1]\n"
-      "cv.sdotusp.b %[acc], %[r2], %[f2]\n"
-      ".if %[bn]\n"
-      "mul %[acc], %[acc], %[kf]\n"
-      "add %[acc], %[acc], %[lf]\n"
-      ".endif\n"
-      "cv.clipur %[acc], %[acc], %[thi]\n"
-      ".if %[kind] == 1\n"
-      "mul %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      ".if %[kind] == 2\n"
-      "mulhu %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      "srl %[acc], %[acc], %[sh]\n"
-      ".if %[clip]\n"
-      "cv.clipur %[acc], %[acc], %[hi]\n"
-      ".endif\n"
-      "cv.sb %[acc], (%[o]), %[os]\n"
-      "cv.lw %[r0], (%[p]), %[wi]\n"
-      "mv %[acc], %[b]\n"
-      "cv.sdotusp.b %[acc], %[r1], %[f0]\n"
-      "cv.sdotusp.b %[acc], %[r2], %[f1]\n"
-      "cv.sdotusp.b %[acc], %[r0], %[f2]\n"
-      ".if %[bn]\n"
-      "mul %[acc], %[acc], %[kf]\n"
-      "add %[acc], %[acc], %[lf]\n"
-      ".endif\n"
-      "cv.clipur %[acc], %[acc], %[thi]\n"
-      ".if %[kind] == 1\n"
-      "mul %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      ".if %[kind] == 2\n"
-      "mulhu %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      "srl %[acc], %[acc], %[sh]\n"
-      ".if %[clip]\n"
-      "cv.clipur %[acc], %[acc], %[hi]\n"
-      ".endif\n"
-      "cv.sb %[acc], (%[o]), %[os]\n"
-      "cv.lw %[r1], (%[p]), %[wi]\n"
-      "mv %[acc], %[b]\n"
-      "cv.sdotusp.b %[acc], %[r2], %[f0]\n"
-      "cv.sdotusp.b %[acc], %[r0], %[f1]\n"
-      "cv.sdotusp.b %[acc], %[r1], %[f2]\n"
-      ".if %[bn]\n"
-      "mul %[acc], %[acc], %[kf]\n"
-      "add %[acc], %[acc], %[lf]\n"
-      ".endif\n"
-      "cv.clipur %[acc], %[acc], %[thi]\n"
-      ".if %[kind] == 1\n"
-      "mul %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      ".if %[kind] == 2\n"
-      "mulhu %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      "srl %[acc], %[acc], %[sh]\n"
-      ".if %[clip]\n"
-      "cv.clipur %[acc], %[acc], %[hi]\n"
-      ".endif\n"
-      "cv.sb %[acc], (%[o]), %[os]\n"
+      ".insn i 0x2B, 4, x14, %[n3], %[end0]\n" CTILE_COREV_DW3_BODY
       "add %[p], %[p], %[pch]\n"
       "add %[o], %[o], %[och]\n"
       ".option pop\n"
