@@ -226,7 +226,8 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
 /// before the loop, the loop count once y0 is dead in the peeled iteration, the
 /// requantization `q` into the registers the loop leaves: per output 4 to 7 instructions (bias add,
 /// kappa mul + lambda add, cv.clipur, mul / mulhu, srl, cv.clipur, cv.sb), per channel 2 to 5
-/// (parameters, output pointer), selected with .if at compile time.
+/// (parameters, output pointer), selected with .if at compile time. 28 registers: optimized
+/// builds only, without a frame pointer (atoms::mm4x4_block falls back otherwise).
 template <int Kind, bool Clip, bool Bias, bool BN>
 [[gnu::always_inline]] inline void mm4x4_row_store(const std::uint8_t* const& a,
                                                    const quad_steps& g, const std::int8_t* const& w,

@@ -302,12 +302,15 @@ template <int Kind, bool Clip, bool Bias, bool BN, int P>
 
 /// The 4 x 4 block of a single-row kernel read in place (see mm4x4_row), requantized like
 /// store4xp_at into o.o + p * o.oc + f for pixel p, filter f; `q` and `o` hold the same plan.
-/// On CORE-V one assembly statement does both, from the loop's registers.
+/// On CORE-V one assembly statement does both, from the loop's registers; it needs all 28
+/// allocatable registers, so unoptimized builds (whose frame pointer takes one) use the 4x2
+/// loops here instead. Optimized builds must not keep the frame pointer
+/// (-fno-omit-frame-pointer).
 template <int Kind, bool Clip, bool Bias, bool BN>
 [[gnu::always_inline]] inline void mm4x4_block(const std::uint8_t* a, const quad_steps& g,
                                                const std::int8_t* w, const fast_requant& q,
                                                const quad_out& o) {
-#if defined(CTILE_KERNELS_ISA_COREV)
+#if defined(CTILE_KERNELS_ISA_COREV) && defined(__OPTIMIZE__)
   (void)q;
   isa::mm4x4_row_store<Kind, Clip, Bias, BN>(a, g, w, o);
 #else
