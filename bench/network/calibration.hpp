@@ -34,6 +34,10 @@ using conv3x3_tile =
     network<input(26, 6, 32), conv2d(32, 3).bn().requantized(1, 1 << 14).named("conv3x3")>;
 using pointwise_tile =
     network<input(24, 4, 32), pointwise(32).bn().requantized(1, 1 << 12).named("pointwise")>;
+using pointwise_c64_tile =
+    network<input(24, 4, 64), pointwise(32).bn().requantized(1, 1 << 13).named("pointwise")>;
+using pointwise_c256_tile =
+    network<input(24, 4, 256), pointwise(32).bn().requantized(1, 1 << 15).named("pointwise")>;
 using depthwise_tile =
     network<input(26, 6, 32), depthwise(3).with_bias().requantized(3, 1000).named("dw")>;
 using linear_tile = network<input(1, 1, 1024), linear(32).with_bias().requantized(5, 4096)>;
@@ -43,10 +47,12 @@ using add_tile = network<input(24, 8, 32), add(0, 0)>;
 }  // namespace detail
 
 /// The model's cycles for each cycle program's tile.
-constexpr std::array<kernel_tile, 7> model_kernel_tiles() {
+constexpr std::array<kernel_tile, 9> model_kernel_tiles() {
   using namespace detail;
   return {tile_of<conv3x3_tile>("conv3x3", 24, 4, 32),
           tile_of<pointwise_tile>("pointwise", 24, 4, 32),
+          tile_of<pointwise_c64_tile>("pointwise_c64", 24, 4, 32),
+          tile_of<pointwise_c256_tile>("pointwise_c256", 24, 4, 32),
           tile_of<depthwise_tile>("depthwise3x3", 24, 4, 32),
           tile_of<linear_tile>("linear", 1, 1, 32),
           tile_of<maxpool_tile>("maxpool2x2", 12, 4, 32),

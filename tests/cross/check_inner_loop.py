@@ -6,7 +6,9 @@ Usage: check_inner_loop.py OBJDUMP ELF
 Finds every `cv.setup` (emitted through .insn: opcode 0x2B, funct3 4, bits [11:8] 0111; ends at
 pc + 2 * uimm), checks each body obeys the hardware-loop rules (aligned, 32-bit instructions
 only, at least 3, no branches), prints the instruction mix of each loop, and requires the
-conv/pointwise 4x2 loop: 8 cv.sdotusp.b in at most 14 instructions for 32 MACs.
+conv/pointwise 4x2 loop (8 cv.sdotusp.b in at most 14 instructions for 32 MACs) and the 4x4
+loop of single-row kernels such as pointwise (16 cv.sdotusp.b in at most 24 instructions for
+64 MACs).
 """
 import collections
 import re
@@ -33,7 +35,7 @@ def main() -> int:
         if m:
             insns.append((int(m.group(1), 16), m.group(2), m.group(3) or "", func))
     failures = []
-    found = False
+    found = {"4x2": False, "4x4": False}
     loops = 0
     for i, (addr, word, _, fn) in enumerate(insns):
         if len(word) != 8:
@@ -56,10 +58,15 @@ def main() -> int:
             failures.append(f"loop at {addr:#x}: body is not >= 3 whole 32-bit instructions")
         if any(x[2].startswith(("b", "j", "c.")) and not x[2].startswith("bset") for x in body):
             failures.append(f"loop at {addr:#x}: branch or compressed instruction in the body")
-        if sdot == 8 and n <= 14 and re.search(r"matmul|conv|pointwise|mm4x2", fn):
-            found = True
-    if not found:
+        if re.search(r"matmul|conv|pointwise|mm4x", fn):
+            if sdot == 8 and n <= 14:
+                found["4x2"] = True
+            if sdot == 16 and n <= 24:
+                found["4x4"] = True
+    if not found["4x2"]:
         failures.append("no conv/pointwise loop with 8 cv.sdotusp.b in at most 14 instructions")
+    if not found["4x4"]:
+        failures.append("no pointwise loop with 16 cv.sdotusp.b in at most 24 instructions")
     print(f"{loops} hardware loops checked")
     for f in failures:
         print("FAIL:", f)

@@ -269,6 +269,9 @@ int main() {
   bad += conv_test(5, 5, 2, 2, 1, 0, 2, {split_kind::grid, 2, 4}, "conv5x5s2");
   bad += conv_test(1, 1, 1, 0, 0, 0, 0, {split_kind::channels}, "pointwise");
   bad += conv_test(1, 1, 2, 0, 0, 0, 0, {split_kind::cols}, "pointwise_s2");
+  // A single-row kernel wider than one pixel: 4 x 4 blocks with pixels and filters apart by
+  // different steps (interior pixels), pairs at the padded borders.
+  bad += conv_test(1, 3, 1, 0, 0, 1, 1, {split_kind::rows}, "conv1x3");
   // Every fast requantization kind, with and without the final clip, bias and batch-norm.
   const quant_case fast[] = {{{1, 1 << 14, 0, 255}, false, true, 0},
                              {{11, 1 << 16, 0, 255}, true, false, 1},
@@ -279,14 +282,21 @@ int main() {
                               "conv3x3_mulhi", "conv3x3_mulhi_bias"};
   const char* pw_names[] = {"pointwise_shift_bn", "pointwise_mul_bias", "pointwise_clip_bias_bn",
                             "pointwise_mulhi", "pointwise_mulhi_bias"};
+  // Whole rows and all channels per core: 4 x 4 blocks (a 2-iteration loop), then a pair and a
+  // single pixel, and the 2 leftover channels.
+  const char* pw_rows_names[] = {"pointwise_rows_shift_bn", "pointwise_rows_mul_bias",
+                                 "pointwise_rows_clip_bias_bn", "pointwise_rows_mulhi",
+                                 "pointwise_rows_mulhi_bias"};
   const char* dw_names[] = {"depthwise3x3_shift_bn", "depthwise3x3_mul_bias",
                             "depthwise3x3_clip_bias_bn", "depthwise3x3_mulhi",
                             "depthwise3x3_mulhi_bias"};
   for (int i = 0; i < 5; ++i) {
     bad += conv_test(3, 3, 1, 1, 1, 1, 1, {split_kind::rows}, conv_names[i], fast[i]);
     bad += conv_test(1, 1, 1, 0, 0, 0, 0, {split_kind::cols}, pw_names[i], fast[i]);
+    bad += conv_test(1, 1, 1, 0, 0, 0, 0, {split_kind::rows}, pw_rows_names[i], fast[i]);
     bad += depthwise_test(fast[i], dw_names[i]);
   }
+  bad += conv_test(1, 3, 1, 0, 0, 1, 1, {split_kind::rows}, "conv1x3_mul_bias", fast[1]);
   bad += pointwise_c4_test(fast[0], "pointwise_c4_shift_bn");
   bad += pointwise_c4_test(fast[2], "pointwise_c4_clip_bias_bn");
   bad += depthwise_test(generic_bn, "depthwise3x3");

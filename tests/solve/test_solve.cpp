@@ -155,7 +155,7 @@ TEST(SolveErrors, UnsatisfiableLayerNamesTheSmallestBudget) {
 TEST(SolveErrors, MalformedInputIsRejected) {
   EXPECT_THROW((void)read_problems(""), json_error);
   EXPECT_THROW((void)read_problems("{\"format\": "), json_error);
-  EXPECT_THROW((void)read_problems("{\"format\": \"ctile-problems/1\"} trailing"), json_error);
+  EXPECT_THROW((void)read_problems("{\"format\": \"ctile-problems/2\"} trailing"), json_error);
   EXPECT_THROW((void)read_problems("[1, 2,]"), json_error);
   EXPECT_THROW((void)read_problems("{\"format\": \"other/9\"}"), problem_error);
   const std::string good = exported(layers_of<examples::cifar10_cnn>(), gap8);

@@ -1,6 +1,7 @@
 // 3x3 convolution on one L1 tile, one core: output 24 x 4 x 32, input 32 channels (an inner
 // tile: 26 x 6 x 32, no padding), batch-norm and exact requantization; pointwise 1x1 on the
-// same output tile when built with BENCH_POINTWISE (with BENCH_DEEP: 256 input channels).
+// same output tile when built with BENCH_POINTWISE (with BENCH_DEEP: 256 input channels, with
+// BENCH_C64: 64).
 #include "common.hpp"
 
 using namespace bench;
@@ -9,6 +10,9 @@ namespace {
 #if defined(BENCH_POINTWISE) && defined(BENCH_DEEP)
 constexpr int KH = 1, KW = 1;
 constexpr const char* kName = "pointwise_c256";
+#elif defined(BENCH_POINTWISE) && defined(BENCH_C64)
+constexpr int KH = 1, KW = 1;
+constexpr const char* kName = "pointwise_c64";
 #elif defined(BENCH_POINTWISE)
 constexpr int KH = 1, KW = 1;
 constexpr const char* kName = "pointwise";
@@ -18,6 +22,8 @@ constexpr const char* kName = "conv3x3";
 #endif
 #if defined(BENCH_DEEP)
 constexpr int OH = 24, OW = 4, CO = 32, CI = 256;
+#elif defined(BENCH_C64)
+constexpr int OH = 24, OW = 4, CO = 32, CI = 64;
 #else
 constexpr int OH = 24, OW = 4, CO = 32, CI = 32;
 #endif
@@ -34,7 +40,7 @@ int main() {
   fill(in, IH * IW * CI, g);
   fill(w, CO * K, g);
   for (int c = 0; c < CO; ++c) kappa[c] = 1 + static_cast<int>(g.next() % 4), lambda[c] = 0;
-  const requant q{1, 1 << (KH == 1 ? (CI > 32 ? 15 : 12) : 14), 0, 255};
+  const requant q{1, 1 << (KH == 1 ? (CI > 64 ? 15 : CI > 32 ? 13 : 12) : 14), 0, 255};
   for (int oy = 0; oy < OH; ++oy)
     for (int ox = 0; ox < OW; ++ox)
       for (int co = 0; co < CO; ++co) {

@@ -109,10 +109,10 @@ tiling_problem read_tiling(const json& j, const std::string& at) {
   t.dma_line_max = get(j, "dma_line_max", at);
   t.conv_scratch = get(j, "conv_scratch", at);
   const auto& terms = j.at("terms", at).as_array(at + ".terms");
-  if (terms.size() != 9) throw problem_error(at + ".terms: expected 9 numbers");
-  std::int64_t v[9];
-  for (int i = 0; i < 9; ++i) v[i] = terms[static_cast<std::size_t>(i)].as_int(at + ".terms");
-  t.terms = {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
+  if (terms.size() != 12) throw problem_error(at + ".terms: expected 12 numbers");
+  std::int64_t v[12];
+  for (int i = 0; i < 12; ++i) v[i] = terms[static_cast<std::size_t>(i)].as_int(at + ".terms");
+  t.terms = {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]};
   // Ranges the model's arithmetic relies on.
   auto positive = [&](int x, const char* what) {
     if (x < 1 || x > (1 << 20)) throw problem_error(at + "." + what + ": expected 1 to 2^20");

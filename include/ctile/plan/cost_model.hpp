@@ -28,16 +28,25 @@
 namespace ctile::cost {
 
 // ---- Kernel constants (cycles of one core).
-inline constexpr int matmul_4x2_per_k4 = 14;   ///< [loop] 4 ch x 2 px block, per 4 bytes of K
+inline constexpr int matmul_4x2_per_k4 = 14;  ///< [loop] 4 ch x 2 px block, per 4 bytes of K
+/// [loop] 4 ch x 4 px block of a pointwise layer (8 lw + 16 sdotp), per 4 bytes of K.
+inline constexpr int matmul_4x4_per_k4 = 24;
 inline constexpr int matmul_1x2_per_k4 = 5;    ///< [estimate] leftover channel, 2 pixels
 inline constexpr int matmul_4x1_per_k4 = 9;    ///< [loop] 4 channels x 1 pixel: 5 lw + 4 sdotp
 inline constexpr int matmul_1x1_per_k4 = 3;    ///< [loop] one dot: 2 lw + 1 sdotp
 inline constexpr int matmul_block_setup = 23;  ///< [loop] accumulators, pointers, loop set-up
 inline constexpr int matmul_small_setup = 12;  ///< [estimate] same for a leftover block
-/// [fit:cycles_pointwise, cycles_pointwise_c256] batch-norm (kappa * acc + lambda),
-/// requantization, clip, store of one conv output, straight from the block's registers; 8 per
-/// 4x2 block (block set-up + 8 outputs = 93 cycles in both programs).
+/// [fit:cycles_conv3x3, 4x2 blocks] batch-norm (kappa * acc + lambda), requantization, clip,
+/// store of one conv output, straight from the block's registers; 8 per 4x2 block (block
+/// set-up + 8 outputs = 93 cycles, fitted to the pointwise programs' 4x2 blocks before they
+/// went to 4x4).
 inline constexpr int requant_per_output = 9;
+/// [fit:cycles_pointwise, cycles_pointwise_c64, cycles_pointwise_c256] per 4x4 pointwise
+/// block besides its loop and 16 x requant_per_output (162 cycles per block besides the loop
+/// in all three programs): the block requantizes its 16 sums straight from the loop's
+/// registers (~6.5 cycles per output instead of 9), then the pointers and parameters advance
+/// through memory since the loop takes every register.
+inline constexpr int matmul_quad_setup = 18;
 /// [fit:cycles_conv3x3] per kernel row of a pixel: interior pixel pairs read their receptive
 /// field in place (no copy); only border pairs are copied to the im2col buffer.
 inline constexpr int im2col_per_row = 4;
@@ -68,10 +77,12 @@ inline constexpr int tile_bookkeeping = 200;  ///< [estimate] DMA programming, w
 inline constexpr int per_tile = fork_barrier + tile_bookkeeping;
 
 /// A core's cycles on an r x w x c block, as coefficients of the block's extents:
-/// r * ((w / 2) * pair + (w % 2) * single + w * per_px) + stripe * in_r * in_w + call,
+/// r * ((w / 2) * pair + (w % 2) * single + w * per_px) + stripe * in_r * in_w + call (with
+/// quads: (w / 4) * quad + (w % 4 / 2) * pair instead of the pairs),
 /// where in_r, in_w are the input extents of the block. Depends on c only, so the search
 /// computes it once per channel tile.
 struct core_coefs {
+  std::int64_t quad = 0;    ///< per 4 output pixels in a row (0: the kernel goes by pairs)
   std::int64_t pair = 0;    ///< per pair of output pixels in a row
   std::int64_t single = 0;  ///< per leftover pixel of an odd row
   std::int64_t per_px = 0;  ///< per output pixel
@@ -93,6 +104,11 @@ constexpr kernel_terms terms_for(const tiling_problem& P) {
                                                          ceil_div(P.kernel.w * P.Cin, 4));
       k.p0 = 2 * im2col;
       k.p4 = k4 * matmul_4x2_per_k4 + matmul_block_setup;
+      if (pointwise) {
+        // 4 pixels at a time; leftover channels as two pairs' (conv_quad).
+        k.u4 = k4 * matmul_4x4_per_k4 + matmul_quad_setup;
+        k.u1 = 2 * (k4 * matmul_1x2_per_k4 + matmul_small_setup);
+      }
       k.p1 = k4 * matmul_1x2_per_k4 + matmul_small_setup;
       k.s0 = im2col;
       k.s4 = k4 * matmul_4x1_per_k4 + matmul_block_setup;
@@ -132,6 +148,7 @@ constexpr core_coefs coefs_for(const tiling_problem& P, int c) {
   if (c <= 0) return k;
   const kernel_terms& t = P.terms;
   const std::int64_t c4 = c / 4, cl = c % 4;
+  if (t.u4 != 0) k.quad = t.u0 + t.u4 * c4 + t.u1 * cl;
   k.pair = t.p0 + t.p4 * c4 + t.p1 * cl;
   k.single = t.s0 + t.s4 * c4 + t.s1 * cl;
   k.per_px = t.q * c + t.q4 * ((c + 3) / 4);
@@ -139,9 +156,17 @@ constexpr core_coefs coefs_for(const tiling_problem& P, int c) {
   return k;
 }
 
+/// The cycles of one output row of w pixels (w >= 0): quads (when the kernel has them), pairs,
+/// an odd last pixel, and the per-pixel terms.
+constexpr std::int64_t row_cycles(const core_coefs& k, std::int64_t w) {
+  const std::int64_t pairs =
+      k.quad != 0 ? (w / 4) * k.quad + (w % 4 / 2) * k.pair : (w / 2) * k.pair;
+  return pairs + (w % 2) * k.single + w * k.per_px;
+}
+
 constexpr std::int64_t core_cycles(const tiling_problem& P, const core_coefs& k, int r, int w) {
   if (r <= 0 || w <= 0) return 0;
-  std::int64_t t = std::int64_t{r} * ((w / 2) * k.pair + (w % 2) * k.single + w * k.per_px);
+  std::int64_t t = std::int64_t{r} * row_cycles(k, w);
   if (k.stripe != 0)
     t += k.stripe * ((r - 1) * P.stride.h + P.kernel.h) * ((w - 1) * P.stride.w + P.kernel.w);
   return t + kernel_call;
@@ -168,8 +193,8 @@ constexpr std::int64_t compute_lower_bound(const tiling_problem& P) {
           pointwise ? 0
                     : P.kernel.h * (im2col_per_row + std::int64_t{im2col_per_word} *
                                                          ceil_div(P.kernel.w * P.Cin, 4));
-      t = P.macs * matmul_4x2_per_k4 / 32 + outs * requant_per_output +
-          std::int64_t{P.H} * P.W * im2col;
+      t = (pointwise ? P.macs * matmul_4x4_per_k4 / 64 : P.macs * matmul_4x2_per_k4 / 32) +
+          outs * requant_per_output + std::int64_t{P.H} * P.W * im2col;
       break;
     }
     case op::depthwise:
@@ -463,11 +488,13 @@ constexpr bound_parts row_lower_bound(const tiling_problem& P, const channel_con
         if (cnt_h == 0) continue;
         // Per row band of r rows: pixels at half a pair or more, plus the input stripe, whose
         // width over the whole row is at least stripe_cols.
+        // With quads, a pixel costs at least a quarter of a quad.
         const core_coefs& k = cx.coef[i][cj];
+        const std::int64_t px2 = k.quad != 0 && k.quad < 2 * k.pair ? k.quad / 2 : k.pair;
         const std::int64_t r = rx.r[i][hj];
         const std::int64_t in_r = r > 0 ? (r - 1) * P.stride.h + P.kernel.h : 0;
         t += std::int64_t{cnt_c} * cnt_h *
-             (cols * r * (k.pair + 2 * k.per_px) / 2 + k.stripe * in_r * stripe_cols(P, cols));
+             (cols * r * (px2 + 2 * k.per_px) / 2 + k.stripe * in_r * stripe_cols(P, cols));
       }
     }
     if (t < best) best = t;
@@ -502,8 +529,11 @@ constexpr std::int64_t channel_lower_bound(const tiling_problem& P, const split_
       const int cnt_c = cj == 0 ? nc - 1 : 1;
       if (cnt_c == 0) continue;
       const std::int64_t c = ((cj == 0 ? tc : lc) + parts - 1) / parts;
+      // Two pixels cost at least a pair or, with quads, half a quad.
+      const std::int64_t pair = k.p0 + k.p4 * (c / 4) + k.p1 * (c % 4);
+      const std::int64_t half_quad = (k.u0 + k.u4 * (c / 4) + k.u1 * (c % 4)) / 2;
       const std::int64_t per_px2 =
-          k.p0 + k.p4 * (c / 4) + k.p1 * (c % 4) + 2 * (k.q * c + k.q4 * ((c + 3) / 4));
+          (k.u4 != 0 && half_quad < pair ? half_quad : pair) + 2 * (k.q * c + k.q4 * ((c + 3) / 4));
       t += cnt_c *
            (rows * cols * per_px2 / 2 + k.t * c * stripe_rows(P, rows) * stripe_cols(P, cols));
     }
@@ -560,8 +590,7 @@ constexpr void layer_cycles_at(const tiling_problem& P, const channel_context& c
           const int r = rx.r[i][hi], wc = wcols[i][wi];
           std::int64_t comp = 0;
           if (r > 0 && wc > 0) {
-            comp = std::int64_t{r} * ((wc / 2) * k.pair + (wc % 2) * k.single + wc * k.per_px) +
-                   kernel_call;
+            comp = std::int64_t{r} * row_cycles(k, wc) + kernel_call;
             if (k.stripe != 0)
               comp += k.stripe * ((r - 1) * P.stride.h + P.kernel.h) *
                       ((wc - 1) * P.stride.w + P.kernel.w);

@@ -55,11 +55,13 @@ constexpr int kernel_scratch_bytes(op kind, int cores, int in_channels, extent2 
 }
 
 /// A kernel's per-core cost as linear terms of its channel count c (filled by the cost
-/// model, see ctile::cost::coefs_for): pair = p0 + p4 (c / 4) + p1 (c % 4), single likewise,
-/// per output pixel q c + q4 ceil(c / 4), per input pixel t c.
+/// model, see ctile::cost::coefs_for): pair = p0 + p4 (c / 4) + p1 (c % 4), single and quad
+/// (4 pixels; none when u4 is 0) likewise, per output pixel q c + q4 ceil(c / 4), per input
+/// pixel t c.
 struct kernel_terms {
   std::int64_t p0 = 0, p4 = 0, p1 = 0;
   std::int64_t s0 = 0, s4 = 0, s1 = 0;
+  std::int64_t u0 = 0, u4 = 0, u1 = 0;
   std::int64_t q = 0, q4 = 0, t = 0;
 };
 

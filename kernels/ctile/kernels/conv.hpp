@@ -1,7 +1,8 @@
 // Convolution on an HWC tile (PULP-NN style): per core, im2col of two adjacent output pixels,
 // then 4 output channels x 2 pixels with sdotusp4, then bias / batch-norm / requantization.
-// Pointwise (1x1, no padding) reads the input pixels in place, without im2col. Leftovers:
-// Cout mod 4 with 1 x 2 / 1 x 1 dots, an odd last pixel with 4 x 1.
+// Pixels whose receptive fields lie inside the tile are read in place, without im2col;
+// single-row kernels (pointwise) there go 4 output channels x 4 pixels. Leftovers: Cout mod 4
+// with 1 x 2 / 1 x 1 dots, pixels in pairs, an odd last pixel with 4 x 1.
 #pragma once
 
 #include <cstdint>
@@ -143,6 +144,52 @@ template <int Kind>
   matmul_columns(a, ep, p0, two ? p1 : nullptr, k, c0, c1, o0, o1);
 }
 
+/// Four adjacent output pixels (`o` the first's output row position) of a single-row kernel
+/// whose receptive fields (from `p0`, sw * c_in bytes apart) lie inside the tile: the channel
+/// blocks as 4 x 4 blocks requantized straight from registers, the leftover channels of the
+/// box as two pairs.
+template <int Kind, bool Bias, bool BN>
+inline void conv_quad(const tile_args& a, const atoms::fast_requant& qr, const box& b,
+                      const rows_geometry& rows, const quad_steps& gr, const std::uint8_t* p0,
+                      std::uint8_t* o) {
+  // Local copies: the byte stores would otherwise make the compiler reload every field.
+  const atoms::fast_requant q = qr.local();
+  const quad_steps g = gr;
+  const long oc = a.c_out;
+  const int nb = (b.c1 - b.c0) / 4;
+  const int c_blocks = b.c0 + 4 * nb;
+  const std::int8_t* w = a.weights + static_cast<long>(b.c0) * g.k;
+  quad_out qo{q.t_hi,
+              q.mul,
+              q.shift,
+              q.hi,
+              oc,
+              o + b.c0,
+              Bias ? q.bias + b.c0 : nullptr,
+              BN ? q.kappa + b.c0 : nullptr,
+              BN ? q.lambda + b.c0 : nullptr};
+  // The final clip chosen once for the blocks of these 4 pixels.
+  const auto blocks = [&]<bool Clip>() {
+    for (int i = nb; i != 0; --i) {
+      atoms::mm4x4_block<Kind, Clip, Bias, BN>(p0, g, w, q, qo);
+      w += 4 * g.k;
+      qo.o += 4;
+      if constexpr (Bias) qo.bias += 4;
+      if constexpr (BN) qo.kappa += 4, qo.lambda += 4;
+    }
+  };
+  if (q.clip)
+    blocks.template operator()<true>();
+  else
+    blocks.template operator()<false>();
+  if (c_blocks < b.c1) {
+    const long ps = g.ps;
+    conv_rest<Kind>(a.weights, q, p0, p0 + ps, rows, c_blocks, b.c1, o, o + oc);
+    conv_rest<Kind>(a.weights, q, p0 + 2 * ps, p0 + 3 * ps, rows, c_blocks, b.c1, o + 2 * oc,
+                    o + 3 * oc);
+  }
+}
+
 /// This core's box of a conv or pointwise tile, pixel pair by pixel pair, with the
 /// requantization kind and its options (bias, batch-norm) fixed (the final clip, rarely
 /// needed, is chosen per block: one instantiation less of this loop each): a pair whose
@@ -163,14 +210,27 @@ inline void conv_pairs(const tile_args& a, const box& b, std::uint8_t* col0, std
   const rows_geometry one_row = rows_geometry_of(k & ~3, 1, k / 4 > 0 ? k / 4 : 1);
   const int nb = (b.c1 - b.c0) / 4;
   const int c_blocks = b.c0 + 4 * nb;
+  // Single-row receptive fields read in place go 4 pixels at a time.
+  const bool quads = rows_words && a.kh == 1 && nb > 0;
+  const quad_steps quad = quad_steps_of(static_cast<long>(a.sw) * c, in_place.words);
   const std::int8_t* const w_first = a.weights + static_cast<long>(b.c0) * k;
   for (int oy = b.y0; oy < b.y1; ++oy) {
     std::uint8_t* orow = out + static_cast<long>(oy) * a.w_out * a.c_out;
     const int iy0 = oy * a.sh - a.pad_t;
     const bool rows_inside = iy0 >= 0 && iy0 + a.kh <= a.h_in;
-    for (int ox = b.x0; ox < b.x1; ox += 2) {
-      const bool two = ox + 1 < b.x1;
+    for (int ox = b.x0, step; ox < b.x1; ox += step) {
+      step = 2;
       const int ix0 = ox * a.sw - a.pad_l;
+      if constexpr (Kind < 3) {
+        if (quads && rows_inside && ox + 4 <= b.x1 && ix0 >= 0 && ix0 + 3 * a.sw + a.kw <= a.w_in) {
+          conv_quad<Kind, Bias, BN>(a, q, b, in_place, quad,
+                                    a.in + (static_cast<long>(iy0) * a.w_in + ix0) * c,
+                                    orow + static_cast<long>(ox) * a.c_out);
+          step = 4;
+          continue;
+        }
+      }
+      const bool two = ox + 1 < b.x1;
       const int ix_last = ix0 + (two ? a.sw : 0);
       std::uint8_t* o0 = orow + static_cast<long>(ox) * a.c_out;
       std::uint8_t* o1 = o0 + a.c_out;
@@ -235,11 +295,10 @@ inline void conv_any(const tile_args& a, const box& b, std::uint8_t* col0, std::
   // One instantiation per kind (0..2) and option set: bias (2), batch-norm (1).
   [&]<int... O>(std::integer_sequence<int, O...>) {
     (void)((kind * 4 + opt == O
-                ? (conv_pairs<O / 4, (O & 2) != 0, (O & 1) != 0>(a, b, col0, col1), true)
+                ? (conv_pairs < O / 4, (O & 2) != 0, (O & 1) != 0 > (a, b, col0, col1), true)
                 : false) ||
            ...);
-  }
-  (std::make_integer_sequence<int, 12>{});
+  }(std::make_integer_sequence<int, 12>{});
 }
 
 }  // namespace detail

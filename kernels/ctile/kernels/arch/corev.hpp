@@ -95,6 +95,64 @@ inline void copy_words(void* d, const void* s, int n) {
   if ((n & 1) != 0) store4(dd, load4(ss));
 }
 
+// The loop bodies, as string literals with the dot-product mnemonic as a parameter: the
+// accumulating cv.sdotusp.b in the loops, the non-accumulating cv.dotusp.b in the peeled first
+// iterations (nothing to zero). Operand names are those of the asm statements below.
+
+// clang-format off
+/// 4 filters (w0..w3) x 2 columns (a0, a1), one word each: 6 post-increment loads + 8 dot
+/// products, the two weight registers reloaded two instructions before their use.
+#define CTILE_COREV_4X2(OP)    \
+  "cv.lw %[x0], (%[a0]), 4\n"  \
+  "cv.lw %[x1], (%[a1]), 4\n"  \
+  "cv.lw %[y0], (%[w0]), 4\n"  \
+  "cv.lw %[y1], (%[w1]), 4\n"  \
+  #OP " %[s0], %[x0], %[y0]\n" \
+  #OP " %[s1], %[x1], %[y0]\n" \
+  "cv.lw %[y0], (%[w2]), 4\n"  \
+  #OP " %[s2], %[x0], %[y1]\n" \
+  #OP " %[s3], %[x1], %[y1]\n" \
+  "cv.lw %[y1], (%[w3]), 4\n"  \
+  #OP " %[s4], %[x0], %[y0]\n" \
+  #OP " %[s5], %[x1], %[y0]\n" \
+  #OP " %[s6], %[x0], %[y1]\n" \
+  #OP " %[s7], %[x1], %[y1]\n"
+
+/// 4 filters x 4 pixels, one word each, through two walking pointers: `a` visits the 4 pixels
+/// (`ps` bytes apart, then `ba` = 4 - 3 ps back to the next word of the first), `w` the 4
+/// filters (`k` apart, then `bw` = 4 - 3 k back). 8 post-increment loads (4 pixel words, 4
+/// filter words) + 16 dot products: 24 instructions for 64 MACs, no loaded register used by
+/// the next instruction. Split after the third filter's dot products (the last use of y0) so
+/// that the peeled iteration can move the loop count out of s15 there. s[4 f + p]: filter f,
+/// pixel p.
+#define CTILE_COREV_4X4_A(OP)    \
+  "cv.lw %[x0], (%[a]), %[ps]\n" \
+  "cv.lw %[x1], (%[a]), %[ps]\n" \
+  "cv.lw %[x2], (%[a]), %[ps]\n" \
+  "cv.lw %[x3], (%[a]), %[ba]\n" \
+  "cv.lw %[y0], (%[w]), %[k]\n"  \
+  "cv.lw %[y1], (%[w]), %[k]\n"  \
+  #OP " %[s0], %[x0], %[y0]\n"   \
+  #OP " %[s1], %[x1], %[y0]\n"   \
+  #OP " %[s2], %[x2], %[y0]\n"   \
+  #OP " %[s3], %[x3], %[y0]\n"   \
+  "cv.lw %[y0], (%[w]), %[k]\n"  \
+  #OP " %[s4], %[x0], %[y1]\n"   \
+  #OP " %[s5], %[x1], %[y1]\n"   \
+  #OP " %[s6], %[x2], %[y1]\n"   \
+  #OP " %[s7], %[x3], %[y1]\n"   \
+  "cv.lw %[y1], (%[w]), %[bw]\n" \
+  #OP " %[s8], %[x0], %[y0]\n"   \
+  #OP " %[s9], %[x1], %[y0]\n"   \
+  #OP " %[s10], %[x2], %[y0]\n"  \
+  #OP " %[s11], %[x3], %[y0]\n"
+#define CTILE_COREV_4X4_B(OP)   \
+  #OP " %[s12], %[x0], %[y1]\n" \
+  #OP " %[s13], %[x1], %[y1]\n" \
+  #OP " %[s14], %[x2], %[y1]\n" \
+  #OP " %[s15], %[x3], %[y1]\n"
+// clang-format on
+
 /// The 4x2 inner loop: 4 filter rows w0..w3 against 2 pixel columns a0, a1, over `words`
 /// 4-byte groups (words >= 1), adding into acc[0..7] (acc[2 * f + p] = filter f, pixel p).
 /// One iteration: 6 post-increment loads + 8 cv.sdotusp.b for 32 MACs, in a hardware loop.
@@ -103,36 +161,134 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
                   std::int32_t* acc) {
   std::int32_t s0 = acc[0], s1 = acc[1], s2 = acc[2], s3 = acc[3];
   std::int32_t s4 = acc[4], s5 = acc[5], s6 = acc[6], s7 = acc[7];
-  std::uint32_t x0, x1, y0, y1, y2, y3;
+  std::uint32_t x0, x1, y0, y1;
   // Body of 14 instructions: the loop end is 4 + 14 * 4 bytes after cv.setup, uimm = 30.
   __asm__ volatile(
       ".balign 4\n"
       ".option push\n"
       ".option norvc\n"
-      ".insn i 0x2B, 4, x14, %[n], 30\n"
-      "cv.lw %[x0], (%[a0]), 4\n"
-      "cv.lw %[x1], (%[a1]), 4\n"
-      "cv.lw %[y0], (%[w0]), 4\n"
-      "cv.lw %[y1], (%[w1]), 4\n"
-      "cv.sdotusp.b %[s0], %[x0], %[y0]\n"
-      "cv.sdotusp.b %[s1], %[x1], %[y0]\n"
-      "cv.lw %[y2], (%[w2]), 4\n"
-      "cv.sdotusp.b %[s2], %[x0], %[y1]\n"
-      "cv.sdotusp.b %[s3], %[x1], %[y1]\n"
-      "cv.lw %[y3], (%[w3]), 4\n"
-      "cv.sdotusp.b %[s4], %[x0], %[y2]\n"
-      "cv.sdotusp.b %[s5], %[x1], %[y2]\n"
-      "cv.sdotusp.b %[s6], %[x0], %[y3]\n"
-      "cv.sdotusp.b %[s7], %[x1], %[y3]\n"
-      ".option pop\n"
+      ".insn i 0x2B, 4, x14, %[n], 30\n" CTILE_COREV_4X2(cv.sdotusp.b) ".option pop\n"
       : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [s4] "+r"(s4), [s5] "+r"(s5),
         [s6] "+r"(s6), [s7] "+r"(s7), [a0] "+r"(a0), [a1] "+r"(a1), [w0] "+r"(w0), [w1] "+r"(w1),
-        [w2] "+r"(w2), [w3] "+r"(w3), [x0] "=&r"(x0), [x1] "=&r"(x1), [y0] "=&r"(y0),
-        [y1] "=&r"(y1), [y2] "=&r"(y2), [y3] "=&r"(y3)
+        [w2] "+r"(w2), [w3] "+r"(w3), [x0] "=&r"(x0), [x1] "=&r"(x1), [y0] "=&r"(y0), [y1] "=&r"(y1)
       : [n] "r"(words)
       : "memory");
   acc[0] = s0, acc[1] = s1, acc[2] = s2, acc[3] = s3;
   acc[4] = s4, acc[5] = s5, acc[6] = s6, acc[7] = s7;
+}
+
+// clang-format off
+/// Requantization of one accumulator S of the fused 4x4 block, in place: optional bias (x2),
+/// optional batch-norm (x0, x1), cv.clipur to [0, t_hi] (ba), multiply (kind 1) or mulhu
+/// (kind 2) by ps, shift by bw, optional final cv.clipur to hi (k), post-increment byte
+/// store to `a`, the next pixel's output `w` bytes on.
+#define CTILE_COREV_QOUT(S)                        \
+  ".if %[bias]\n"                                  \
+  "add %[" #S "], %[" #S "], %[x2]\n"              \
+  ".endif\n"                                       \
+  ".if %[bn]\n"                                    \
+  "mul %[" #S "], %[" #S "], %[x0]\n"              \
+  "add %[" #S "], %[" #S "], %[x1]\n"              \
+  ".endif\n"                                       \
+  "cv.clipur %[" #S "], %[" #S "], %[ba]\n"        \
+  ".if %[kind] == 1\n"                             \
+  "mul %[" #S "], %[" #S "], %[ps]\n"              \
+  ".endif\n"                                       \
+  ".if %[kind] == 2\n"                             \
+  "mulhu %[" #S "], %[" #S "], %[ps]\n"            \
+  ".endif\n"                                       \
+  "srl %[" #S "], %[" #S "], %[bw]\n"              \
+  ".if %[clip]\n"                                  \
+  "cv.clipur %[" #S "], %[" #S "], %[k]\n"         \
+  ".endif\n"                                       \
+  "cv.sb %[" #S "], (%[a]), %[w]\n"
+/// Channel F of the fused block: its parameters (kappa through y0, lambda through y1, bias
+/// through x3), its output pointer, then its 4 pixels' accumulators.
+#define CTILE_COREV_QCH(F, S0, S1, S2, S3)         \
+  "lw %[a], %[mo]\n"                               \
+  ".if %[bn]\n"                                    \
+  "lw %[x0], 4*" #F "(%[y0])\n"                    \
+  "lw %[x1], 4*" #F "(%[y1])\n"                    \
+  ".endif\n"                                       \
+  ".if %[bias]\n"                                  \
+  "lw %[x2], 4*" #F "(%[x3])\n"                    \
+  ".endif\n"                                       \
+  "addi %[a], %[a], " #F "\n"                      \
+  CTILE_COREV_QOUT(S0) CTILE_COREV_QOUT(S1) CTILE_COREV_QOUT(S2) CTILE_COREV_QOUT(S3)
+// clang-format on
+
+/// A 4x4 block of one-row receptive fields (pointwise, or any conv with a single kernel row
+/// read in place), requantized and stored: 4 filters from `w` against 4 pixels from `a`
+/// (steps `g`). The first iteration is peeled with cv.dotusp.b (nothing is zeroed), the
+/// other words - 1 are a hardware loop of 24 instructions for 64 MACs (skipped when 0). The
+/// loop takes every allocatable register (16 sums, 6 data words, 2 pointers, 4 steps), so
+/// every operand is read from memory (stack operands, no register): the pointers and steps
+/// before the loop, the loop count once y0 is dead in the peeled iteration, the
+/// requantization `q` into the registers the loop leaves: per output 4 to 7 instructions (bias add,
+/// kappa mul + lambda add, cv.clipur, mul / mulhu, srl, cv.clipur, cv.sb), per channel 2 to 5
+/// (parameters, output pointer), selected with .if at compile time. 28 registers: optimized
+/// builds only, without a frame pointer (atoms::mm4x4_block falls back otherwise).
+template <int Kind, bool Clip, bool Bias, bool BN>
+[[gnu::always_inline]] inline void mm4x4_row_store(const std::uint8_t* const& a,
+                                                   const quad_steps& g, const std::int8_t* const& w,
+                                                   const quad_out& q) {
+  std::int32_t s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15;
+  std::uint32_t x0, x1, x2, x3, y0, y1, ra, rw, ps, k, ba, bw;
+  // Loop body: 24 instructions, the end 4 + 24 * 4 bytes after cv.setup: uimm 50.
+  __asm__ volatile(
+      // clang-format off
+      "lw %[a], %[ma]\n"
+      "lw %[w], %[mw]\n"
+      "lw %[ps], %[mps]\n"
+      "lw %[ba], %[mba]\n"
+      "lw %[k], %[mk]\n"
+      "lw %[bw], %[mbw]\n"
+      ".balign 4\n"
+      ".option push\n"
+      ".option norvc\n"
+      CTILE_COREV_4X4_A(cv.dotusp.b)
+      "lw %[y0], %[mn]\n"
+      CTILE_COREV_4X4_B(cv.dotusp.b)
+      "addi %[y0], %[y0], -1\n"
+      "cv.beqimm %[y0], 0, 1f\n"
+      ".insn i 0x2B, 4, x14, %[y0], 50\n"
+      CTILE_COREV_4X4_A(cv.sdotusp.b)
+      CTILE_COREV_4X4_B(cv.sdotusp.b)
+      "1:\n"
+      ".option pop\n"
+      "lw %[ba], %[mthi]\n"
+      "lw %[bw], %[msh]\n"
+      ".if %[kind] > 0\n"
+      "lw %[ps], %[mmul]\n"
+      ".endif\n"
+      ".if %[clip]\n"
+      "lw %[k], %[mhi]\n"
+      ".endif\n"
+      "lw %[w], %[moc]\n"
+      ".if %[bn]\n"
+      "lw %[y0], %[mkp]\n"
+      "lw %[y1], %[mlp]\n"
+      ".endif\n"
+      ".if %[bias]\n"
+      "lw %[x3], %[mbp]\n"
+      ".endif\n"
+      CTILE_COREV_QCH(0, s0, s1, s2, s3)
+      CTILE_COREV_QCH(1, s4, s5, s6, s7)
+      CTILE_COREV_QCH(2, s8, s9, s10, s11)
+      CTILE_COREV_QCH(3, s12, s13, s14, s15)
+      // clang-format on
+      : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4),
+        [s5] "=&r"(s5), [s6] "=&r"(s6), [s7] "=&r"(s7), [s8] "=&r"(s8), [s9] "=&r"(s9),
+        [s10] "=&r"(s10), [s11] "=&r"(s11), [s12] "=&r"(s12), [s13] "=&r"(s13),
+        [s14] "=&r"(s14), [s15] "=&r"(s15), [a] "=&r"(ra), [w] "=&r"(rw), [x0] "=&r"(x0),
+        [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [y0] "=&r"(y0), [y1] "=&r"(y1),
+        [ps] "=&r"(ps), [k] "=&r"(k), [ba] "=&r"(ba), [bw] "=&r"(bw)
+      : [ma] "m"(a), [mw] "m"(w), [mps] "m"(g.ps), [mk] "m"(g.k), [mba] "m"(g.ba),
+        [mbw] "m"(g.bw), [mn] "m"(g.words), [mthi] "m"(q.t_hi), [mmul] "m"(q.mul),
+        [msh] "m"(q.shift), [mhi] "m"(q.hi), [moc] "m"(q.oc), [mo] "m"(q.o), [mbp] "m"(q.bias),
+        [mkp] "m"(q.kappa), [mlp] "m"(q.lambda), [kind] "i"(Kind), [clip] "i"(Clip ? 1 : 0),
+        [bias] "i"(Bias ? 1 : 0), [bn] "i"(BN ? 1 : 0)
+      : "memory");
 }
 
 /// A whole 4x2 block read in place: 4 filters (`k` bytes apart, each contiguous over the
@@ -162,37 +318,11 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
       "add %[w1], %[w0], %[y0]\n"
       "add %[w2], %[w1], %[y0]\n"
       "add %[w3], %[w2], %[y0]\n"
-      "cv.lw %[x0], (%[a0]), 4\n"
-      "cv.lw %[x1], (%[a1]), 4\n"
-      "cv.lw %[y0], (%[w0]), 4\n"
-      "cv.lw %[y1], (%[w1]), 4\n"
-      "cv.dotusp.b %[s0], %[x0], %[y0]\n"
-      "cv.dotusp.b %[s1], %[x1], %[y0]\n"
-      "cv.lw %[y0], (%[w2]), 4\n"
-      "cv.dotusp.b %[s2], %[x0], %[y1]\n"
-      "cv.dotusp.b %[s3], %[x1], %[y1]\n"
-      "cv.lw %[y1], (%[w3]), 4\n"
-      "cv.dotusp.b %[s4], %[x0], %[y0]\n"
-      "cv.dotusp.b %[s5], %[x1], %[y0]\n"
-      "cv.dotusp.b %[s6], %[x0], %[y1]\n"
-      "cv.dotusp.b %[s7], %[x1], %[y1]\n"
+      CTILE_COREV_4X2(cv.dotusp.b)
       "addi %[x0], %[n], -1\n"
       "cv.beqimm %[x0], 0, 2f\n"
       ".insn i 0x2B, 4, x14, %[x0], 30\n"
-      "cv.lw %[x0], (%[a0]), 4\n"
-      "cv.lw %[x1], (%[a1]), 4\n"
-      "cv.lw %[y0], (%[w0]), 4\n"
-      "cv.lw %[y1], (%[w1]), 4\n"
-      "cv.sdotusp.b %[s0], %[x0], %[y0]\n"
-      "cv.sdotusp.b %[s1], %[x1], %[y0]\n"
-      "cv.lw %[y0], (%[w2]), 4\n"
-      "cv.sdotusp.b %[s2], %[x0], %[y1]\n"
-      "cv.sdotusp.b %[s3], %[x1], %[y1]\n"
-      "cv.lw %[y1], (%[w3]), 4\n"
-      "cv.sdotusp.b %[s4], %[x0], %[y0]\n"
-      "cv.sdotusp.b %[s5], %[x1], %[y0]\n"
-      "cv.sdotusp.b %[s6], %[x0], %[y1]\n"
-      "cv.sdotusp.b %[s7], %[x1], %[y1]\n"
+      CTILE_COREV_4X2(cv.sdotusp.b)
       "2:\n"
       "lw %[x0], 12(%[g])\n"
       "add %[a0], %[a0], %[sk]\n"
@@ -200,20 +330,7 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
       "cv.beqimm %[x0], 0, 1f\n"
       ".insn i 0x2B, 4, x15, %[x0], 36\n"
       ".insn i 0x2B, 4, x14, %[n], 30\n"
-      "cv.lw %[x0], (%[a0]), 4\n"
-      "cv.lw %[x1], (%[a1]), 4\n"
-      "cv.lw %[y0], (%[w0]), 4\n"
-      "cv.lw %[y1], (%[w1]), 4\n"
-      "cv.sdotusp.b %[s0], %[x0], %[y0]\n"
-      "cv.sdotusp.b %[s1], %[x1], %[y0]\n"
-      "cv.lw %[y0], (%[w2]), 4\n"
-      "cv.sdotusp.b %[s2], %[x0], %[y1]\n"
-      "cv.sdotusp.b %[s3], %[x1], %[y1]\n"
-      "cv.lw %[y1], (%[w3]), 4\n"
-      "cv.sdotusp.b %[s4], %[x0], %[y0]\n"
-      "cv.sdotusp.b %[s5], %[x1], %[y0]\n"
-      "cv.sdotusp.b %[s6], %[x0], %[y1]\n"
-      "cv.sdotusp.b %[s7], %[x1], %[y1]\n"
+      CTILE_COREV_4X2(cv.sdotusp.b)
       "add %[a0], %[a0], %[sk]\n"
       "add %[a1], %[a1], %[sk]\n"
       "1:\n"
@@ -230,6 +347,77 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
       : "memory");
   s[0] = s0, s[1] = s1, s[2] = s2, s[3] = s3, s[4] = s4, s[5] = s5, s[6] = s6, s[7] = s7;
 }
+
+// clang-format off
+/// Three outputs of a depthwise column of a 3-row filter (dw3_roll and its callers): the
+/// window rows roll through r0, r1, r2, one post-increment word load per output, 3
+/// cv.sdotusp.b from the bias, optional batch-norm, cv.clipur to [0, t_hi], multiply (kind
+/// 1) or mulhu (kind 2), shift, optional final cv.clipur, post-increment byte store.
+#define CTILE_COREV_DW3_BODY            \
+  "cv.lw %[r2], (%[p]), %[wi]\n"        \
+  "mv %[acc], %[b]\n"                   \
+  "cv.sdotusp.b %[acc], %[r0], %[f0]\n" \
+  "cv.sdotusp.b %[acc], %[r1], %[f1]\n" \
+  "cv.sdotusp.b %[acc], %[r2], %[f2]\n" \
+  ".if %[bn]\n"                         \
+  "mul %[acc], %[acc], %[kf]\n"         \
+  "add %[acc], %[acc], %[lf]\n"         \
+  ".endif\n"                            \
+  "cv.clipur %[acc], %[acc], %[thi]\n"  \
+  ".if %[kind] == 1\n"                  \
+  "mul %[acc], %[acc], %[mul]\n"        \
+  ".endif\n"                            \
+  ".if %[kind] == 2\n"                  \
+  "mulhu %[acc], %[acc], %[mul]\n"      \
+  ".endif\n"                            \
+  "srl %[acc], %[acc], %[sh]\n"         \
+  ".if %[clip]\n"                       \
+  "cv.clipur %[acc], %[acc], %[hi]\n"   \
+  ".endif\n"                            \
+  "cv.sb %[acc], (%[o]), %[os]\n"       \
+  "cv.lw %[r0], (%[p]), %[wi]\n"        \
+  "mv %[acc], %[b]\n"                   \
+  "cv.sdotusp.b %[acc], %[r1], %[f0]\n" \
+  "cv.sdotusp.b %[acc], %[r2], %[f1]\n" \
+  "cv.sdotusp.b %[acc], %[r0], %[f2]\n" \
+  ".if %[bn]\n"                         \
+  "mul %[acc], %[acc], %[kf]\n"         \
+  "add %[acc], %[acc], %[lf]\n"         \
+  ".endif\n"                            \
+  "cv.clipur %[acc], %[acc], %[thi]\n"  \
+  ".if %[kind] == 1\n"                  \
+  "mul %[acc], %[acc], %[mul]\n"        \
+  ".endif\n"                            \
+  ".if %[kind] == 2\n"                  \
+  "mulhu %[acc], %[acc], %[mul]\n"      \
+  ".endif\n"                            \
+  "srl %[acc], %[acc], %[sh]\n"         \
+  ".if %[clip]\n"                       \
+  "cv.clipur %[acc], %[acc], %[hi]\n"   \
+  ".endif\n"                            \
+  "cv.sb %[acc], (%[o]), %[os]\n"       \
+  "cv.lw %[r1], (%[p]), %[wi]\n"        \
+  "mv %[acc], %[b]\n"                   \
+  "cv.sdotusp.b %[acc], %[r2], %[f0]\n" \
+  "cv.sdotusp.b %[acc], %[r0], %[f1]\n" \
+  "cv.sdotusp.b %[acc], %[r1], %[f2]\n" \
+  ".if %[bn]\n"                         \
+  "mul %[acc], %[acc], %[kf]\n"         \
+  "add %[acc], %[acc], %[lf]\n"         \
+  ".endif\n"                            \
+  "cv.clipur %[acc], %[acc], %[thi]\n"  \
+  ".if %[kind] == 1\n"                  \
+  "mul %[acc], %[acc], %[mul]\n"        \
+  ".endif\n"                            \
+  ".if %[kind] == 2\n"                  \
+  "mulhu %[acc], %[acc], %[mul]\n"      \
+  ".endif\n"                            \
+  "srl %[acc], %[acc], %[sh]\n"         \
+  ".if %[clip]\n"                       \
+  "cv.clipur %[acc], %[acc], %[hi]\n"   \
+  ".endif\n"                            \
+  "cv.sb %[acc], (%[o]), %[os]\n"
+// clang-format on
 
 /// Requantization constants of the depthwise column loop (kinds 0..2 of atoms::fast_requant).
 struct dw_quant {
@@ -257,71 +445,7 @@ template <int Kind, bool Clip, bool BN>
       ".balign 4\n"
       ".option push\n"
       ".option norvc\n"
-      ".insn i 0x2B, 4, x14, %[n3], %[end]\n"
-      "cv.lw %[r2], (%[p]), %[wi]\n"
-      "mv %[acc], %[b]\n"
-      "cv.sdotusp.b %[acc], %[r0], %[f0]\n"
-      "cv.sdotusp.b %[acc], %[r1], %[f1]\n"
-      "cv.sdotusp.b %[acc], %[r2], %[f2]\n"
-      ".if %[bn]\n"
-      "mul %[acc], %[acc], %[kf]\n"
-      "add %[acc], %[acc], %[lf]\n"
-      ".endif\n"
-      "cv.clipur %[acc], %[acc], %[thi]\n"
-      ".if %[kind] == 1\n"
-      "mul %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      ".if %[kind] == 2\n"
-      "mulhu %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      "srl %[acc], %[acc], %[sh]\n"
-      ".if %[clip]\n"
-      "cv.clipur %[acc], %[acc], %[hi]\n"
-      ".endif\n"
-      "cv.sb %[acc], (%[o]), %[os]\n"
-      "cv.lw %[r0], (%[p]), %[wi]\n"
-      "mv %[acc], %[b]\n"
-      "cv.sdotusp.b %[acc], %[r1], %[f0]\n"
-      "cv.sdotusp.b %[acc], %[r2], %[f1]\n"
-      "cv.sdotusp.b %[acc], %[r0], %[f2]\n"
-      ".if %[bn]\n"
-      "mul %[acc], %[acc], %[kf]\n"
-      "add %[acc], %[acc], %[lf]\n"
-      ".endif\n"
-      "cv.clipur %[acc], %[acc], %[thi]\n"
-      ".if %[kind] == 1\n"
-      "mul %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      ".if %[kind] == 2\n"
-      "mulhu %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      "srl %[acc], %[acc], %[sh]\n"
-      ".if %[clip]\n"
-      "cv.clipur %[acc], %[acc], %[hi]\n"
-      ".endif\n"
-      "cv.sb %[acc], (%[o]), %[os]\n"
-      "cv.lw %[r1], (%[p]), %[wi]\n"
-      "mv %[acc], %[b]\n"
-      "cv.sdotusp.b %[acc], %[r2], %[f0]\n"
-      "cv.sdotusp.b %[acc], %[r0], %[f1]\n"
-      "cv.sdotusp.b %[acc], %[r1], %[f2]\n"
-      ".if %[bn]\n"
-      "mul %[acc], %[acc], %[kf]\n"
-      "add %[acc], %[acc], %[lf]\n"
-      ".endif\n"
-      "cv.clipur %[acc], %[acc], %[thi]\n"
-      ".if %[kind] == 1\n"
-      "mul %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      ".if %[kind] == 2\n"
-      "mulhu %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      "srl %[acc], %[acc], %[sh]\n"
-      ".if %[clip]\n"
-      "cv.clipur %[acc], %[acc], %[hi]\n"
-      ".endif\n"
-      "cv.sb %[acc], (%[o]), %[os]\n"
-      ".option pop\n"
+      ".insn i 0x2B, 4, x14, %[n3], %[end]\n" CTILE_COREV_DW3_BODY ".option pop\n"
       : [p] "+r"(p), [o] "+r"(o), [r0] "+r"(r0), [r1] "+r"(r1), [r2] "=&r"(r2), [acc] "=&r"(acc)
       : [n3] "r"(n3), [wi] "r"(wi), [os] "r"(os), [f0] "r"(f0), [f1] "r"(f1), [f2] "r"(f2),
         [b] "r"(q.bias), [kf] "r"(q.kappa), [lf] "r"(q.lambda), [thi] "r"(q.t_hi), [mul] "r"(q.mul),
@@ -338,9 +462,8 @@ template <int Kind, bool Clip, bool BN>
 template <int Kind, bool Clip, bool BN>
 [[gnu::always_inline]] inline void dw3_roll_cols(const std::uint8_t* p, long wi, std::uint8_t* o,
                                                  long os, int n3, int cols, long pstep,
-                                                 long ostep_col, std::uint32_t f0,
-                                                 std::uint32_t f1, std::uint32_t f2,
-                                                 const dw_quant& q) {
+                                                 long ostep_col, std::uint32_t f0, std::uint32_t f1,
+                                                 std::uint32_t f2, const dw_quant& q) {
   constexpr int per = 8 + (BN ? 2 : 0) + (Kind > 0 ? 1 : 0) + (Clip ? 1 : 0);
   std::uint32_t r0, r1, r2, acc;
   __asm__ volatile(
@@ -350,75 +473,11 @@ template <int Kind, bool Clip, bool BN>
       ".insn i 0x2B, 4, x15, %[cols], %[end1]\n"
       "cv.lw %[r0], (%[p]), %[wi]\n"
       "cv.lw %[r1], (%[p]), %[wi]\n"
-      ".insn i 0x2B, 4, x14, %[n3], %[end0]\n"
-      "cv.lw %[r2], (%[p]), %[wi]\n"
-      "mv %[acc], %[b]\n"
-      "cv.sdotusp.b %[acc], %[r0], %[f0]\n"
-      "cv.sdotusp.b %[acc], %[r1], %[f1]\n"
-      "cv.sdotusp.b %[acc], %[r2], %[f2]\n"
-      ".if %[bn]\n"
-      "mul %[acc], %[acc], %[kf]\n"
-      "add %[acc], %[acc], %[lf]\n"
-      ".endif\n"
-      "cv.clipur %[acc], %[acc], %[thi]\n"
-      ".if %[kind] == 1\n"
-      "mul %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      ".if %[kind] == 2\n"
-      "mulhu %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      "srl %[acc], %[acc], %[sh]\n"
-      ".if %[clip]\n"
-      "cv.clipur %[acc], %[acc], %[hi]\n"
-      ".endif\n"
-      "cv.sb %[acc], (%[o]), %[os]\n"
-      "cv.lw %[r0], (%[p]), %[wi]\n"
-      "mv %[acc], %[b]\n"
-      "cv.sdotusp.b %[acc], %[r1], %[f0]\n"
-      "cv.sdotusp.b %[acc], %[r2], %[f1]\n"
-      "cv.sdotusp.b %[acc], %[r0], %[f2]\n"
-      ".if %[bn]\n"
-      "mul %[acc], %[acc], %[kf]\n"
-      "add %[acc], %[acc], %[lf]\n"
-      ".endif\n"
-      "cv.clipur %[acc], %[acc], %[thi]\n"
-      ".if %[kind] == 1\n"
-      "mul %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      ".if %[kind] == 2\n"
-      "mulhu %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      "srl %[acc], %[acc], %[sh]\n"
-      ".if %[clip]\n"
-      "cv.clipur %[acc], %[acc], %[hi]\n"
-      ".endif\n"
-      "cv.sb %[acc], (%[o]), %[os]\n"
-      "cv.lw %[r1], (%[p]), %[wi]\n"
-      "mv %[acc], %[b]\n"
-      "cv.sdotusp.b %[acc], %[r2], %[f0]\n"
-      "cv.sdotusp.b %[acc], %[r0], %[f1]\n"
-      "cv.sdotusp.b %[acc], %[r1], %[f2]\n"
-      ".if %[bn]\n"
-      "mul %[acc], %[acc], %[kf]\n"
-      "add %[acc], %[acc], %[lf]\n"
-      ".endif\n"
-      "cv.clipur %[acc], %[acc], %[thi]\n"
-      ".if %[kind] == 1\n"
-      "mul %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      ".if %[kind] == 2\n"
-      "mulhu %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      "srl %[acc], %[acc], %[sh]\n"
-      ".if %[clip]\n"
-      "cv.clipur %[acc], %[acc], %[hi]\n"
-      ".endif\n"
-      "cv.sb %[acc], (%[o]), %[os]\n"
+      ".insn i 0x2B, 4, x14, %[n3], %[end0]\n" CTILE_COREV_DW3_BODY
       "add %[p], %[p], %[pstep]\n"
       "add %[o], %[o], %[ostep_col]\n"
       ".option pop\n"
-      : [p] "+r"(p), [o] "+r"(o), [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2),
-        [acc] "=&r"(acc)
+      : [p] "+r"(p), [o] "+r"(o), [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [acc] "=&r"(acc)
       : [n3] "r"(n3), [cols] "r"(cols), [wi] "r"(wi), [os] "r"(os), [pstep] "r"(pstep),
         [ostep_col] "r"(ostep_col), [f0] "r"(f0), [f1] "r"(f1), [f2] "r"(f2), [b] "r"(q.bias),
         [kf] "r"(q.kappa), [lf] "r"(q.lambda), [thi] "r"(q.t_hi), [mul] "r"(q.mul),
@@ -486,81 +545,17 @@ template <int Kind, bool Clip, bool BN, bool Bias>
       "srli %[f2], %[f2], 8\n"
       "cv.lw %[r0], (%[p]), %[wi]\n"
       "cv.lw %[r1], (%[p]), %[wi]\n"
-      ".insn i 0x2B, 4, x14, %[n3], %[end0]\n"
-      "cv.lw %[r2], (%[p]), %[wi]\n"
-      "mv %[acc], %[b]\n"
-      "cv.sdotusp.b %[acc], %[r0], %[f0]\n"
-      "cv.sdotusp.b %[acc], %[r1], %[f1]\n"
-      "cv.sdotusp.b %[acc], %[r2], %[f2]\n"
-      ".if %[bn]\n"
-      "mul %[acc], %[acc], %[kf]\n"
-      "add %[acc], %[acc], %[lf]\n"
-      ".endif\n"
-      "cv.clipur %[acc], %[acc], %[thi]\n"
-      ".if %[kind] == 1\n"
-      "mul %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      ".if %[kind] == 2\n"
-      "mulhu %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      "srl %[acc], %[acc], %[sh]\n"
-      ".if %[clip]\n"
-      "cv.clipur %[acc], %[acc], %[hi]\n"
-      ".endif\n"
-      "cv.sb %[acc], (%[o]), %[os]\n"
-      "cv.lw %[r0], (%[p]), %[wi]\n"
-      "mv %[acc], %[b]\n"
-      "cv.sdotusp.b %[acc], %[r1], %[f0]\n"
-      "cv.sdotusp.b %[acc], %[r2], %[f1]\n"
-      "cv.sdotusp.b %[acc], %[r0], %[f2]\n"
-      ".if %[bn]\n"
-      "mul %[acc], %[acc], %[kf]\n"
-      "add %[acc], %[acc], %[lf]\n"
-      ".endif\n"
-      "cv.clipur %[acc], %[acc], %[thi]\n"
-      ".if %[kind] == 1\n"
-      "mul %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      ".if %[kind] == 2\n"
-      "mulhu %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      "srl %[acc], %[acc], %[sh]\n"
-      ".if %[clip]\n"
-      "cv.clipur %[acc], %[acc], %[hi]\n"
-      ".endif\n"
-      "cv.sb %[acc], (%[o]), %[os]\n"
-      "cv.lw %[r1], (%[p]), %[wi]\n"
-      "mv %[acc], %[b]\n"
-      "cv.sdotusp.b %[acc], %[r2], %[f0]\n"
-      "cv.sdotusp.b %[acc], %[r0], %[f1]\n"
-      "cv.sdotusp.b %[acc], %[r1], %[f2]\n"
-      ".if %[bn]\n"
-      "mul %[acc], %[acc], %[kf]\n"
-      "add %[acc], %[acc], %[lf]\n"
-      ".endif\n"
-      "cv.clipur %[acc], %[acc], %[thi]\n"
-      ".if %[kind] == 1\n"
-      "mul %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      ".if %[kind] == 2\n"
-      "mulhu %[acc], %[acc], %[mul]\n"
-      ".endif\n"
-      "srl %[acc], %[acc], %[sh]\n"
-      ".if %[clip]\n"
-      "cv.clipur %[acc], %[acc], %[hi]\n"
-      ".endif\n"
-      "cv.sb %[acc], (%[o]), %[os]\n"
+      ".insn i 0x2B, 4, x14, %[n3], %[end0]\n" CTILE_COREV_DW3_BODY
       "add %[p], %[p], %[pch]\n"
       "add %[o], %[o], %[och]\n"
       ".option pop\n"
       : [p] "+r"(p), [o] "+r"(o), [w] "+r"(w), [bp] "+r"(bp), [kp] "+r"(kp), [lp] "+r"(lp),
         [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [acc] "=&r"(acc), [f0] "=&r"(f0),
         [f1] "=&r"(f1), [f2] "=&r"(f2), [b] "=&r"(b), [kf] "=&r"(kf), [lf] "=&r"(lf)
-      : [nch] "r"(c.channels), [n3] "r"(c.n3), [wi] "r"(c.wi), [os] "r"(c.os),
-        [pch] "r"(c.pch), [och] "r"(c.och), [thi] "r"(q.t_hi), [mul] "r"(q.mul),
-        [sh] "r"(q.shift), [hi] "r"(q.hi), [end0] "i"(2 + 2 * 3 * per),
-        [end1] "i"(2 + 2 * (head + 3 * per + 2)), [bn] "i"(BN ? 1 : 0), [kind] "i"(Kind),
-        [clip] "i"(Clip ? 1 : 0), [bias] "i"(Bias ? 1 : 0)
+      : [nch] "r"(c.channels), [n3] "r"(c.n3), [wi] "r"(c.wi), [os] "r"(c.os), [pch] "r"(c.pch),
+        [och] "r"(c.och), [thi] "r"(q.t_hi), [mul] "r"(q.mul), [sh] "r"(q.shift), [hi] "r"(q.hi),
+        [end0] "i"(2 + 2 * 3 * per), [end1] "i"(2 + 2 * (head + 3 * per + 2)), [bn] "i"(BN ? 1 : 0),
+        [kind] "i"(Kind), [clip] "i"(Clip ? 1 : 0), [bias] "i"(Bias ? 1 : 0)
       : "memory");
 }
 

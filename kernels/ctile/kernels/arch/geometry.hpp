@@ -22,6 +22,31 @@ constexpr rows_geometry rows_geometry_of(std::int32_t pitch, int rows, int words
   return {pitch - 4 * words, pitch * rows, words, rows - 1, rows * 4 * words};
 }
 
+/// The steps of the 4 x 4 single-row atom: pixels `ps` bytes apart, filters `k` = 4 words
+/// bytes apart, and the steps back from the fourth pixel / filter to the next word of the
+/// first (the CORE-V loop walks one pointer over the 4 pixels and one over the 4 filters).
+struct quad_steps {
+  long ps, k;
+  long ba, bw;  ///< 4 - 3 ps, 4 - 3 k
+  int words;    ///< per row, >= 1
+};
+
+constexpr quad_steps quad_steps_of(long ps, int words) {
+  return {ps, 4L * words, 4 - 3 * ps, 4 - 12L * words, words};
+}
+
+/// Where a 4 x 4 block's outputs go and how they are requantized (kinds 0..2 of
+/// atoms::fast_requant): the CORE-V block reads these from memory once its loop has freed the
+/// registers.
+struct quad_out {
+  std::int32_t t_hi;
+  std::uint32_t mul;
+  std::int32_t shift, hi;
+  long oc;          ///< bytes from one pixel's outputs to the next pixel's
+  std::uint8_t* o;  ///< pixel 0's output of the block's first channel
+  const std::int32_t *bias, *kappa, *lambda;  ///< the block's first channel (any when unused)
+};
+
 static_assert(sizeof(rows_geometry) == 20, "the assembly reads rows_geometry as five words.");
 
 }  // namespace ctile::kernels

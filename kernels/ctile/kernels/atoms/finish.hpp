@@ -5,6 +5,7 @@
 
 #include "ctile/kernels/arch/isa.hpp"
 #include "ctile/kernels/args.hpp"
+#include "ctile/kernels/atoms/matmul.hpp"
 #include "ctile/kernels/requant.hpp"
 
 namespace ctile::kernels::atoms {
@@ -274,32 +275,60 @@ template <int Kind, int Pixels>
   }
 }
 
-/// The 4 x 2 block of fast kind `Kind` (0..2), final clip `Clip`, bias `Bias` and batch-norm
-/// `BN` whose parameters start at bp / kp / lp (unused when absent) into q0[0..3] / q1[0..3].
+/// The 4 x P block of fast kind `Kind` (0..2), final clip `Clip`, bias `Bias` and batch-norm
+/// `BN` whose parameters start at bp / kp / lp (unused when absent): s[P f + p] (filter f,
+/// pixel p) into o[p][f]. Each channel's parameters are loaded once for its P pixels.
+template <int Kind, bool Clip, bool Bias, bool BN, int P>
+[[gnu::always_inline]] inline void store4xp_at(const fast_requant& q,
+                                               const std::int32_t (&s)[4 * P],
+                                               std::uint8_t* const (&o)[P], const std::int32_t* bp,
+                                               const std::int32_t* kp, const std::int32_t* lp) {
+  for (int f = 0; f < 4; ++f) {
+    std::uint32_t t[P];
+    for (int p = 0; p < P; ++p) t[p] = static_cast<std::uint32_t>(s[P * f + p]);
+    if constexpr (Bias) {
+      const auto b = static_cast<std::uint32_t>(bp[f]);
+      for (auto& v : t) v += b;
+    }
+    if constexpr (BN) {
+      const auto kf = static_cast<std::uint32_t>(kp[f]);
+      const auto lf = static_cast<std::uint32_t>(lp[f]);
+      for (auto& v : t) v = v * kf + lf;
+    }
+    for (int p = 0; p < P; ++p)
+      o[p][f] = static_cast<std::uint8_t>(fast_finish<Kind, Clip>(q, t[p]));
+  }
+}
+
+/// The 4 x 4 block of a single-row kernel read in place (see mm4x4_row), requantized like
+/// store4xp_at into o.o + p * o.oc + f for pixel p, filter f; `q` and `o` hold the same plan.
+/// On CORE-V one assembly statement does both, from the loop's registers; it needs all 28
+/// allocatable registers, so unoptimized builds (whose frame pointer takes one) use the 4x2
+/// loops here instead. Optimized builds must not keep the frame pointer
+/// (-fno-omit-frame-pointer).
+template <int Kind, bool Clip, bool Bias, bool BN>
+[[gnu::always_inline]] inline void mm4x4_block(const std::uint8_t* a, const quad_steps& g,
+                                               const std::int8_t* w, const fast_requant& q,
+                                               const quad_out& o) {
+#if defined(CTILE_KERNELS_ISA_COREV) && defined(__OPTIMIZE__)
+  (void)q;
+  isa::mm4x4_row_store<Kind, Clip, Bias, BN>(a, g, w, o);
+#else
+  std::int32_t s[16];
+  mm4x4_row(a, g, w, s);
+  std::uint8_t* const out[4] = {o.o, o.o + o.oc, o.o + 2 * o.oc, o.o + 3 * o.oc};
+  store4xp_at<Kind, Clip, Bias, BN, 4>(q, s, out, o.bias, o.kappa, o.lambda);
+#endif
+}
+
+/// The 4 x 2 block: s[2 f + p] into q0[0..3] / q1[0..3] (see store4xp_at).
 template <int Kind, bool Clip, bool Bias, bool BN>
 [[gnu::always_inline]] inline void store4x2_at(const fast_requant& q, const std::int32_t (&s)[8],
                                                std::uint8_t* q0, std::uint8_t* q1,
                                                const std::int32_t* bp, const std::int32_t* kp,
                                                const std::int32_t* lp) {
-  std::uint32_t t[8];
-  for (int i = 0; i < 8; ++i) t[i] = static_cast<std::uint32_t>(s[i]);
-  if constexpr (Bias) {
-    for (int f = 0; f < 4; ++f) {
-      const auto b = static_cast<std::uint32_t>(bp[f]);
-      t[2 * f] += b, t[2 * f + 1] += b;
-    }
-  }
-  if constexpr (BN) {
-    for (int f = 0; f < 4; ++f) {
-      const auto kf = static_cast<std::uint32_t>(kp[f]);
-      const auto lf = static_cast<std::uint32_t>(lp[f]);
-      t[2 * f] = t[2 * f] * kf + lf, t[2 * f + 1] = t[2 * f + 1] * kf + lf;
-    }
-  }
-  for (int f = 0; f < 4; ++f) {
-    q0[f] = static_cast<std::uint8_t>(fast_finish<Kind, Clip>(q, t[2 * f]));
-    q1[f] = static_cast<std::uint8_t>(fast_finish<Kind, Clip>(q, t[2 * f + 1]));
-  }
+  std::uint8_t* const o[2] = {q0, q1};
+  store4xp_at<Kind, Clip, Bias, BN, 2>(q, s, o, bp, kp, lp);
 }
 
 }  // namespace ctile::kernels::atoms

@@ -1,6 +1,7 @@
 // The matrix atoms every weighted kernel is built from: 4 filter rows x 2 columns (PULP-NN's
-// 4x2), 4 x 1, and 1 x 1, over K bytes. Word loops go to the backend (hardware loops and
-// post-increment loads on CORE-V); the K mod 4 tail bytes are added here.
+// 4x2), 4 x 4 for single-row receptive fields, 4 x 1, and 1 x 1, over K bytes. Word loops go
+// to the backend (hardware loops and post-increment loads on CORE-V); the K mod 4 tail bytes
+// are added here.
 #pragma once
 
 #include <cstdint>
@@ -167,6 +168,23 @@ inline std::int32_t tail(const std::uint8_t* a, const std::int8_t* w, int from, 
   for (int r = 0; r < g.rows(); ++r) mm4x2(a0 + r * pitch, a1 + r * pitch, w + r * rb, rb, g.k, s);
   w += 4L * g.k;
 #endif
+}
+
+/// s[4 f + p] = dot(pixel p, filter f) for f < 4, p < 4 over one row of g.words words: pixel
+/// p at a + p * g.ps, filter f at w + f * g.k (CORE-V fuses this with the requantization:
+/// atoms::mm4x4_block).
+[[gnu::always_inline]] inline void mm4x4_row(const std::uint8_t* a, const quad_steps& g,
+                                             const std::int8_t* w, std::int32_t (&s)[16]) {
+  const int k = static_cast<int>(g.k);
+  const long ps = g.ps;
+  std::int32_t lo[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::int32_t hi[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  mm4x2(a, a + ps, w, k, k, lo);
+  mm4x2(a + 2 * ps, a + 3 * ps, w, k, k, hi);
+  for (int f = 0; f < 4; ++f) {
+    s[4 * f] = lo[2 * f], s[4 * f + 1] = lo[2 * f + 1];
+    s[4 * f + 2] = hi[2 * f], s[4 * f + 3] = hi[2 * f + 1];
+  }
 }
 
 /// s[2 f] = dot(column, filter f) for f < 4, over rows as in mm4x2_rows.
