@@ -73,6 +73,8 @@ imported_l3 placement(const layer_problem& l, const candidate& c, int mode, bool
 }  // namespace
 
 network_summary check_joint(const problem_set& s, const joint_solution& j);
+network_summary check_joint_plans(const problem_set& s, const joint_solution& j,
+                                  std::vector<layer_plan>* out);
 
 namespace {
 
@@ -114,9 +116,52 @@ void widen(const problem_set& s, joint_solution& j, network_summary& v) {
   }
 }
 
+// The greedy cascade's plan of the same layers (the constexpr search per layer, then
+// finish_network) as joint decisions, when it fits: the incumbent the joint solution must
+// beat. The model sums each step's buffers; the stack's layout can cost more, and then the
+// cascade's choice may be better.
+bool greedy_plan(const problem_set& s, joint_solution& g) {
+  const std::size_t n = s.layers.size();
+  std::vector<layer> ls(n);
+  std::vector<layer_plan> plans(n);
+  std::vector<layer_l2> l2(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    ls[i] = s.layers[i].net;
+    plans[i] = s.layers[i].has_problem ? plan_problem(s.layers[i].problem, objective::model)
+                                       : plan_layer(ls[i], s.target);
+  }
+  const network_summary v = finish_network(ls, s.target, plans, l2);
+  if (!v.ok()) return false;
+  g.layers.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    const layer_plan& lp = plans[i];
+    const l3_decision& d = lp.l3;
+    joint_layer jl;
+    jl.index = static_cast<int>(i);
+    if (s.layers[i].has_problem)
+      jl.chosen = {lp.tile_c, lp.tile_h, lp.tile_w, lp.split, lp.l1_cycles, lp.l1.total, 0};
+    jl.place.w = d.w;
+    jl.place.w_stripe_c = d.w ? d.w_stripe_c : ls[i].out.c;
+    jl.place.y = d.y;
+    jl.place.y_stripe_h = d.y_stripe_h > 0 ? d.y_stripe_h : ls[i].out.h;
+    // Only whole weights are prefetched (the executor's rule).
+    jl.place.prefetch_next = d.prefetch_next && i + 1 < n && plans[i + 1].l3.w &&
+                             plans[i + 1].l3.w_stripe_c >= ls[i + 1].out.c;
+    jl.l1_cycles = lp.l1_cycles;
+    jl.l3_cycles = d.cycles;
+    g.layers.push_back(jl);
+  }
+  return true;
+}
+
 }  // namespace
 
 network_summary check_joint(const problem_set& s, const joint_solution& j) {
+  return check_joint_plans(s, j, nullptr);
+}
+
+network_summary check_joint_plans(const problem_set& s, const joint_solution& j,
+                                  std::vector<layer_plan>* out) {
   const std::size_t n = s.layers.size();
   std::vector<layer> ls(n);
   std::vector<layer_plan> plans(n);
@@ -143,7 +188,9 @@ network_summary check_joint(const problem_set& s, const joint_solution& j) {
     plans[i] = plan_of_candidate(l, s.target, c);
     choice[i] = j.layers[i].place;
   }
-  return finish_network_imported(ls, s.target, plans, l2, choice);
+  const network_summary v = finish_network_imported(ls, s.target, plans, l2, choice);
+  if (out != nullptr) *out = plans;
+  return v;
 }
 
 joint_solution solve_joint(const problem_set& s, const solve_options& o) {
@@ -203,6 +250,7 @@ joint_solution solve_joint(const problem_set& s, const solve_options& o) {
     }
   }
 
+  r.model_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   z3::context ctx;
   auto I = [&](std::int64_t v) { return ctx.int_val(static_cast<int64_t>(v)); };
   auto B = [&](const char* what, int i) {
@@ -287,14 +335,16 @@ joint_solution solve_joint(const problem_set& s, const solve_options& o) {
     for (std::size_t k = 0; k < ci.size(); ++k) {
       const z3::expr& t = at(pick, i)[k];
       const layer_plan& lp = at(cplans, i)[k];
+      // The candidate's loop nest, then each combination whose L3 traffic shows.
+      hard.push_back(z3::implies(t, c >= I(lp.l1_cycles)));
       for (const auto& [in_l3, cond] : in_cases)
         for (int m = 0; m < 3; ++m)
           for (int y = 0; y < 2; ++y) {
             const imported_l3 pl = placement(l, ci[k], m, y == 1, in_l3, false);
             const l3_decision d = l3_decision_for(l.net, lp, p, pl, in_l3);
-            const std::int64_t cyc = lp.l1_cycles + d.cycles;
+            if (d.cycles == 0) continue;
             const z3::expr when = t && cond && modes[m] && (y == 1 ? at(yl, i) : !at(yl, i));
-            hard.push_back(z3::implies(when, c >= I(cyc)));
+            hard.push_back(z3::implies(when, c >= I(lp.l1_cycles + d.cycles)));
           }
       // Buffer bytes, each a function of the candidate and one choice (l3_buffers).
       if (l.has_problem) {
@@ -379,6 +429,22 @@ joint_solution solve_joint(const problem_set& s, const solve_options& o) {
     network_summary v = check_joint(s, r);
     if (v.ok()) {
       widen(s, r, v);
+      joint_solution g = r;
+      if (greedy_plan(s, g)) {
+        const network_summary gv = check_joint(s, g);
+        if (gv.ok() && gv.cycles < v.cycles) {
+          r.layers = g.layers;
+          r.from_greedy = true;
+          v = gv;
+        }
+      }
+      // Each layer's cycles as the check computes them (after widening, or the cascade's).
+      std::vector<layer_plan> plans;
+      v = check_joint_plans(s, r, &plans);
+      for (std::size_t i = 0; i < r.layers.size(); ++i) {
+        r.layers[i].l1_cycles = plans[i].l1_cycles;
+        r.layers[i].l3_cycles = plans[i].l3.cycles;
+      }
       r.ok = true;
       r.cycles = v.cycles;
       r.l2_peak = v.l2_peak;
@@ -433,8 +499,11 @@ std::string joint_json(const problem_set& s, const joint_solution& j) {
   char b[512];
   std::snprintf(b, sizeof b,
                 "{\"joint\": true, \"ok\": %s, \"objective\": %" PRId64 ", \"l2_peak\": %" PRId64
-                ", \"l2_budget\": %" PRId64 ", \"rounds\": %d, \"seconds\": %.6f, \"layers\": [",
-                j.ok ? "true" : "false", j.cycles, j.l2_peak, j.l2_budget, j.rounds, j.seconds);
+                ", \"l2_budget\": %" PRId64
+                ", \"rounds\": %d, \"seconds\": %.6f, "
+                "\"model_seconds\": %.6f, \"from_greedy\": %s, \"layers\": [",
+                j.ok ? "true" : "false", j.cycles, j.l2_peak, j.l2_budget, j.rounds, j.seconds,
+                j.model_seconds, j.from_greedy ? "true" : "false");
   t += b;
   for (std::size_t i = 0; i < j.layers.size(); ++i) {
     const joint_layer& l = j.layers[i];

@@ -498,14 +498,16 @@ std::string joint_plan_header(const problem_set& s, const joint_solution& j,
   std::vector<header_row> rows;
   std::vector<imported_l3> l3;
   for (const joint_layer& l : j.layers) {
-    rows.push_back({l.chosen, fmt("joint, %" PRId64 " + %" PRId64 " cycles, %" PRId64 " B of L2",
-                                  l.l1_cycles, l.l3_cycles, l.l2_bytes)});
+    rows.push_back({l.chosen, fmt("joint, %" PRId64 " + %" PRId64 " cycles (L1 loop nest + L3)",
+                                  l.l1_cycles, l.l3_cycles)});
     l3.push_back(l.place);
   }
-  return header_text(s, rows, &l3, source,
-                     fmt("// Joint solve: %" PRId64 " modeled cycles, L2 stack peak %" PRId64
-                         " of %" PRId64 " bytes.\n",
-                         j.cycles, j.l2_peak, j.l2_budget));
+  return header_text(
+      s, rows, &l3, source,
+      fmt("// Joint solve: %" PRId64 " modeled cycles, L2 stack peak %" PRId64 " of %" PRId64
+          " bytes%s.\n",
+          j.cycles, j.l2_peak, j.l2_budget,
+          j.from_greedy ? " (the greedy cascade's decisions: they lay out better)" : ""));
 }
 
 std::string solution_json(const problem_set& s, const network_solution& sol) {

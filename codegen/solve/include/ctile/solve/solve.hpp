@@ -145,6 +145,10 @@ struct joint_solution {
   int tightest_layer = -1;     ///< unsat: the step at the smallest budget's peak
   int rounds = 0;              ///< z3::optimize calls (a stack above the sum retries)
   double seconds = 0;
+  double model_seconds = 0;  ///< evaluating the candidates (before Z3)
+  /// The greedy cascade's decisions were kept: they pass the same check and model fewer cycles
+  /// than the model's optimum once laid out (the model sums each step; the stack may not).
+  bool from_greedy = false;
   std::vector<joint_layer> layers;
 };
 
