@@ -476,15 +476,28 @@ joint_solution solve_joint(const problem_set& s, const solve_options& o) {
     const z3::model m = least.get_model();
     read(m);
     const std::int64_t lowest = m.eval(peak, true).get_numeral_int64();
-    for (int i = 0; i < n && r.tightest_layer < 0; ++i)
-      if (m.eval(at(need, i), true).get_numeral_int64() == lowest) r.tightest_layer = i;
     const network_summary v = check_joint(s, r);
     r.l2_needed = v.l2_peak > lowest ? v.l2_peak : lowest;
+    // The step that forces it: among the steps at the peak, the one whose own least L2 (every
+    // placement of the network considered) is largest.
+    std::int64_t forced = -1;
+    for (int i = 0; i < n; ++i) {
+      if (m.eval(at(need, i), true).get_numeral_int64() != lowest) continue;
+      z3::optimize alone(ctx);
+      alone.set(prm);
+      for (unsigned k = 0; k < hard.size(); ++k) alone.add(hard[k]);
+      alone.minimize(at(need, i));
+      ++r.rounds;
+      if (alone.check() != z3::sat) continue;
+      const std::int64_t own = alone.get_model().eval(at(need, i), true).get_numeral_int64();
+      if (own > forced) forced = own, r.tightest_layer = i;
+      if (own == lowest) break;
+    }
     if (r.tightest_layer >= 0) {
       const layer_problem& t = at(s.layers, r.tightest_layer);
-      need_text = fmt("%" PRId64 " bytes (layer %d '%s' (%s) needs %" PRId64
-                      " bytes of L2 with its best placement)",
-                      r.l2_needed, r.tightest_layer, t.name.c_str(), op_name(t.kind), lowest);
+      need_text = fmt("%" PRId64 " bytes (layer %d '%s' (%s) needs at least %" PRId64
+                      " bytes of L2 with any placement)",
+                      r.l2_needed, r.tightest_layer, t.name.c_str(), op_name(t.kind), forced);
     }
   }
   r.error = fmt("no placement of weights and outputs fits the L2 budget of %" PRId64
