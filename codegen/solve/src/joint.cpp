@@ -16,8 +16,10 @@
 // rebuilt from the export, so the objective is exactly what plan_of will compute. Conditions
 // are conjunctions of Booleans implying integer lower bounds: no product of variables and no
 // ceil-division reaches Z3. A solution is then re-checked by finish_network_imported (the
-// compiler's check), whose bidirectional stack may peak above the step sums: the budget is
-// lowered by the excess and the problem solved again.
+// compiler's check), whose bidirectional stack may peak above the step sums: that step's room
+// is lowered by the excess and the problem solved again. Bands and stripes are then widened
+// where the check passes and the cycles drop, and the greedy cascade's plan, run through the
+// same check, is kept instead when it models fewer cycles.
 #include <z3++.h>
 #include <chrono>
 #include <cinttypes>
