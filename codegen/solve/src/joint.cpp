@@ -409,6 +409,7 @@ joint_solution solve_joint(const problem_set& s, const solve_options& o) {
   // The stack may peak above the step sums (buffers trapped under longer-lived ones): the step
   // where it overflows gets that much less room and the problem is solved again.
   std::vector<std::int64_t> slack(static_cast<std::size_t>(n), 0);
+  network_summary last_overflow;
   for (int round = 0; round < 8; ++round) {
     z3::optimize opt(ctx);
     opt.set(prm);
@@ -426,7 +427,10 @@ joint_solution solve_joint(const problem_set& s, const solve_options& o) {
               o.timeout_ms, reason_unknown(opt).c_str());
       return done();
     }
-    if (res == z3::unsat) break;
+    if (res == z3::unsat) {
+      last_overflow = {};
+      break;
+    }
     read(opt.get_model());
     network_summary v = check_joint(s, r);
     if (v.ok()) {
@@ -463,6 +467,38 @@ joint_solution solve_joint(const problem_set& s, const solve_options& o) {
       return done();
     }
     at(slack, v.layer) += v.needs - v.budget;
+    last_overflow = v;
+  }
+  bool tightened = false;
+  for (const std::int64_t k : slack) tightened = tightened || k > 0;
+  if (tightened) {
+    // Every round's stack overflowed, or the tightened steps left no solution: the cascade's
+    // plan if it fits, else an error.
+    joint_solution g = r;
+    if (greedy_plan(s, g) && check_joint(s, g).ok()) {
+      std::vector<layer_plan> plans;
+      const network_summary gv = check_joint_plans(s, g, &plans);
+      r.layers = g.layers;
+      for (std::size_t i = 0; i < r.layers.size(); ++i) {
+        r.layers[i].l1_cycles = plans[i].l1_cycles;
+        r.layers[i].l3_cycles = plans[i].l3.cycles;
+      }
+      r.from_greedy = true;
+      r.ok = true;
+      r.cycles = gv.cycles;
+      r.l2_peak = gv.l2_peak;
+      return done();
+    }
+  }
+  if (last_overflow.problem != plan_fault::none) {
+    const layer_problem& t = at(s.layers, last_overflow.layer);
+    r.error = fmt("the joint plan's L2 stack still exceeds the L2 budget of %" PRId64
+                  " bytes at layer %d '%s' (%" PRId64
+                  " bytes) after %d rounds, and the greedy cascade "
+                  "does not fit either",
+                  r.l2_budget, last_overflow.layer, t.name.c_str(), last_overflow.needs, r.rounds);
+    r.layers.clear();
+    return done();
   }
   // Unsatisfiable: the smallest L2 budget that works, by minimising the largest step (then
   // checking that plan's stack), and the step that needs it.
