@@ -1,7 +1,9 @@
 // The network-level plan: every layer's L2 -> L1 tiling, the L3 -> L2 cascade per layer, and
 // the L2 arena laid out as DORY's bidirectional stack, all constexpr. `plan_of<Net, Platform>`
 // plans a network type at compile time and stops the build, naming the layer and the bytes,
-// when it does not fit; `plan_network` runs the same code at run time (ctile-plan).
+// when it does not fit; `plan_network` runs the same code at run time (ctile-plan). When a
+// generated header carries a joint solve's L3 decisions (imported_l3), `plan_of` re-checks
+// and uses them (finish_network_imported) instead of the greedy cascade.
 #pragma once
 
 #include <array>
