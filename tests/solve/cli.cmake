@@ -51,7 +51,7 @@ endif()
 # header has the per-layer plans only (plan_of then runs the greedy L3 cascade).
 string(REGEX REPLACE "\"l2_bytes\": [0-9]+" "\"l2_bytes\": 106496" small_l2 "${good}")
 file(WRITE ${WORK}/small_l2.json "${small_l2}")
-expect_failure(joint_unsat 1 "no placement of weights and outputs fits the L2 budget of 8192 bytes; the smallest L2 budget that would work is [0-9]+ bytes \\(layer [0-9]+ '[a-z0-9]+' \\([a-z]+\\) needs at least [0-9]+ bytes of L2 with any placement.*no header written" ${WORK}/small_l2.json --joint)
+expect_failure(joint_unsat 1 "no placement of weights and outputs fits the L2 budget of 8192 bytes; the smallest L2 budget that would work is [0-9]+ bytes \\(layer [0-9]+ '[a-z0-9]+' \\([a-z]+\\) needs at least [0-9]+ bytes of L2 with any placement.*no header written" ${WORK}/small_l2.json --joint --timeout 120000)
 expect_failure(joint_timeout 1 "Z3 gave no answer within 1 ms.*greedy L3 cascade.*no header written" ${GOOD} --joint --timeout 1)
 execute_process(COMMAND ${SOLVE} ${GOOD} -o ${WORK}/joint_fallback.hpp --joint --timeout 1
                         --fallback search
@@ -61,7 +61,7 @@ if(NOT rc EQUAL 0 OR NOT err MATCHES "falling back to the per-layer plans and th
    OR joint_fallback MATCHES "imported_l3")
   message(FATAL_ERROR "joint fallback: exit ${rc}\n${err}")
 endif()
-execute_process(COMMAND ${SOLVE} ${GOOD} -o ${WORK}/joint.hpp --joint RESULT_VARIABLE rc
+execute_process(COMMAND ${SOLVE} ${GOOD} -o ${WORK}/joint.hpp --joint --timeout 120000 RESULT_VARIABLE rc
                 ERROR_VARIABLE err OUTPUT_QUIET)
 file(READ ${WORK}/joint.hpp joint_header)
 if(NOT rc EQUAL 0 OR NOT joint_header MATCHES "static constexpr imported_l3 l3\\[size\\]")
