@@ -98,10 +98,6 @@ constexpr int last_consumer(std::span<const layer> ls, int i) {
   return last;
 }
 
-}  // namespace plan_detail
-
-namespace plan_detail {
-
 /// Input rows a band of `band` output rows reads (the whole input for a linear layer).
 constexpr int band_input_rows(const layer& l, int band) {
   if (l.kind == op::linear) return l.in.h;
