@@ -1,6 +1,6 @@
 # ctile_generate_plan(TARGET target NETWORK header TYPE cxx-type
 #                     [PLATFORM cxx-expr] [PLATFORM_HEADER header] [NAME name]
-#                     [TIMEOUT_MS ms] [FALLBACK_SEARCH])
+#                     [TIMEOUT_MS ms] [FALLBACK_SEARCH] [JOINT])
 #
 # Solves the tiling problems of network type TYPE (declared in NETWORK) on PLATFORM (default
 # ctile::gap8) with ctile-solve, at build time: export -> Z3 -> header. The header,
@@ -13,9 +13,14 @@
 # the network (or anything the exporter compiles from) rebuilds and reruns the exporter, but
 # Z3 runs again only when the exported problems differ.
 #
+# JOINT: ctile-solve also solves the joint problem (every layer's tiling and L3 placement at
+# once, ctile-solve --joint) and the header carries its L3 decisions, which replace the greedy
+# L3 cascade in plan_of (re-checked by finish_network_imported). When Z3 times out on it, the
+# build fails, or with FALLBACK_SEARCH gets the per-layer plans and the greedy cascade.
+#
 # Needs the ctile-solve and ctile_solve_export targets (codegen/solve, CTILE_BUILD_CODEGEN).
 function(ctile_generate_plan)
-  cmake_parse_arguments(G "FALLBACK_SEARCH" "TARGET;NETWORK;TYPE;PLATFORM;PLATFORM_HEADER;NAME;TIMEOUT_MS" "" ${ARGN})
+  cmake_parse_arguments(G "FALLBACK_SEARCH;JOINT" "TARGET;NETWORK;TYPE;PLATFORM;PLATFORM_HEADER;NAME;TIMEOUT_MS" "" ${ARGN})
   foreach(required TARGET NETWORK TYPE)
     if(NOT G_${required})
       message(FATAL_ERROR "ctile_generate_plan: ${required} is required")
@@ -93,9 +98,13 @@ int main(int argc, char** argv) {
   if(G_FALLBACK_SEARCH)
     set(fallback --fallback search)
   endif()
+  set(joint "")
+  if(G_JOINT)
+    set(joint --joint)
+  endif()
   add_custom_command(
     OUTPUT "${header}"
-    COMMAND ctile-solve "${problems}" -o "${header}" --timeout ${G_TIMEOUT_MS} ${fallback}
+    COMMAND ctile-solve "${problems}" -o "${header}" --timeout ${G_TIMEOUT_MS} ${fallback} ${joint}
     DEPENDS "${problems}" ctile-solve
     COMMENT "Solving the tiling of ${G_TYPE} with Z3"
     VERBATIM)

@@ -35,6 +35,8 @@ const char* fault_text(plan_fault f) {
       return "too many layers";
     case plan_fault::not_inferred:
       return "the layers were not shape-inferred";
+    case plan_fault::imported:
+      return "the imported L3 decisions break a constraint";
   }
   return "?";
 }

@@ -103,19 +103,31 @@ int main(int argc, char** argv) {
     return fail_removing_output(2);
   }
   if (joint) {
+    // The joint problem: its decisions go into the header (they replace the greedy L3
+    // cascade). On a timeout with --fallback search the header has the per-layer plans only,
+    // and plan_of runs the greedy cascade; otherwise no header.
     const joint_solution j = solve_joint(s, o);
-    std::fputs(joint_json(s, j).c_str(), stdout);
-    if (!j.ok) {
-      std::fprintf(stderr, "ctile-solve: %s\n", j.error.c_str());
-      return 1;
+    if (json_out || out.empty()) std::fputs(joint_json(s, j).c_str(), stdout);
+    if (j.ok) {
+      if (!out.empty() && !write_file(out, joint_plan_header(s, j, in))) {
+        std::fprintf(stderr, "ctile-solve: cannot write %s\n", out.c_str());
+        return fail_removing_output(2);
+      }
+      return 0;
     }
-    return 0;
+    std::fprintf(stderr, "ctile-solve: %s\n", j.error.c_str());
+    if (!j.timed_out || !o.fallback_search || out.empty()) {
+      std::fprintf(stderr, "ctile-solve: no header written\n");
+      return fail_removing_output(1);
+    }
+    std::fprintf(stderr,
+                 "ctile-solve: falling back to the per-layer plans and the greedy L3 cascade\n");
   }
   const network_solution sol = solve_network(s, o);
   for (const auto& l : sol.layers)
     if (l.status == layer_status::fallback)
       std::fprintf(stderr, "ctile-solve: %s\n", l.message.c_str());
-  if (json_out) std::fputs(solution_json(s, sol).c_str(), stdout);
+  if (json_out && !joint) std::fputs(solution_json(s, sol).c_str(), stdout);
   if (!sol.ok) {
     for (const auto& e : sol.errors) std::fprintf(stderr, "ctile-solve: %s\n", e.c_str());
     std::fprintf(stderr, "ctile-solve: no header written\n");

@@ -178,6 +178,23 @@ problem_set read_problems(std::string_view text) {
       if (l.problem.H != l.out.h || l.problem.W != l.out.w || l.problem.C != l.out.c)
         throw problem_error(at + ".problem: extents differ from the layer's output");
     }
+    // The layer itself, for the L3 and L2 checks: its shape, window and parameters.
+    ctile::layer& n = l.net;
+    n.kind = l.kind;
+    n.name = name_t(l.name.c_str(), l.name.size());
+    n.src[0] = l.src[0], n.src[1] = l.src[1];
+    n.in = l.in, n.out = l.out;
+    n.in2 = l.kind == op::add ? l.in : shape{};
+    n.out_channels = l.out.c, n.in_channels = l.in.c;
+    if (l.has_problem) {
+      n.kernel = l.problem.kernel, n.stride = l.problem.stride, n.pad = l.problem.pad;
+      n.requantize = l.problem.out_bpe == 1;
+      const int params = l.problem.params_per_channel / 4;  // bias 1, batchnorm 2
+      n.bias = params % 2 == 1;
+      n.batchnorm = params >= 2;
+    }
+    if (plan_detail::weight_bytes(n) != l.weight_bytes || n.output_bytes() != l.output_bytes)
+      throw problem_error(at + ": the weight or output bytes do not match the layer's shape");
     s.layers.push_back(std::move(l));
   }
   return s;
@@ -249,6 +266,29 @@ std::vector<candidate> layer_candidates(const tiling_problem& P, std::int64_t* e
   return r;
 }
 
+std::vector<candidate> layer_candidates_on_cores(const tiling_problem& P, std::int64_t* evaluated) {
+  std::int64_t count = 0;
+  std::vector<candidate> cands = layer_candidates(P, &count);
+  if (cands.empty() && scratch_per_core(P)) {
+    // Nothing fits beside every core's kernel scratch: the candidates of fewer cores (as the
+    // constexpr search_on_cores), ranked one count after the other, more cores first.
+    std::int64_t base = 0;
+    for (int n = P.cores / 2; n >= 1; n /= 2) {
+      std::int64_t ev = 0, top = base;
+      for (candidate c : layer_candidates(on_fewer_cores(P, n), &ev)) {
+        c.cores = n;
+        c.rank += base;
+        top = c.rank + 1 > top ? c.rank + 1 : top;
+        cands.push_back(c);
+      }
+      count += ev;
+      base = top;
+    }
+  }
+  if (evaluated != nullptr) *evaluated = count;
+  return cands;
+}
+
 const char* status_name(layer_status s) {
   switch (s) {
     case layer_status::input:
@@ -276,76 +316,61 @@ layer_solution solve_layer(const layer_problem& l, const solve_options& o) {
   const tiling_problem& P = l.problem;
   r.l1_needed = min_l1_need(scratch_per_core(P) ? on_fewer_cores(P, 1) : P);
   auto t0 = std::chrono::steady_clock::now();
-  std::vector<candidate> cands = layer_candidates(P, &r.evaluated);
-  if (cands.empty() && scratch_per_core(P)) {
-    // Nothing fits beside every core's kernel scratch: the candidates of fewer cores (as the
-    // constexpr search_on_cores), ranked one count after the other, more cores first.
-    std::int64_t base = 0;
-    for (int n = P.cores / 2; n >= 1; n /= 2) {
-      std::int64_t ev = 0, top = base;
-      for (candidate c : layer_candidates(on_fewer_cores(P, n), &ev)) {
-        c.cores = n;
-        c.rank += base;
-        top = c.rank + 1 > top ? c.rank + 1 : top;
-        cands.push_back(c);
-      }
-      r.evaluated += ev;
-      base = top;
-    }
-  }
-  r.model_seconds = since(t0);
-  r.candidates = static_cast<std::int64_t>(cands.size());
+  const std::vector<candidate> cands = layer_candidates_on_cores(P, &r.evaluated);
+}
+r.model_seconds = since(t0);
+r.candidates = static_cast<std::int64_t>(cands.size());
 
-  t0 = std::chrono::steady_clock::now();
-  z3::context ctx;
-  z3::optimize opt(ctx);
-  z3::params prm(ctx);
-  prm.set("timeout", o.timeout_ms);
-  opt.set(prm);
-  // One indicator per candidate; exactly one chosen; its L1 bytes within the budget.
-  z3::expr_vector pick(ctx);
-  z3::expr one = ctx.int_val(0), bytes = ctx.int_val(0), cycles = ctx.int_val(0),
-           rank = ctx.int_val(0);
-  for (std::size_t i = 0; i < cands.size(); ++i) {
-    const candidate& c = cands[i];
-    z3::expr b = ctx.bool_const(("t" + std::to_string(i)).c_str());
-    pick.push_back(b);
-    one = one + z3::ite(b, ctx.int_val(1), ctx.int_val(0));
-    bytes = bytes + z3::ite(b, ctx.int_val(c.l1), ctx.int_val(0));
-    cycles = cycles + z3::ite(b, ctx.int_val(static_cast<int64_t>(c.cycles)), ctx.int_val(0));
-    rank = rank + z3::ite(b, ctx.int_val(static_cast<int64_t>(c.rank)), ctx.int_val(0));
-  }
-  opt.add(one == 1);
-  opt.add(bytes <= P.l1_budget);
-  // Lexicographic: fewest cycles, then the first in the search's order.
-  opt.minimize(cycles);
-  opt.minimize(rank);
-  const z3::check_result res = opt.check();
-  r.z3_seconds = since(t0);
-  const std::string who = "layer " + std::to_string(l.index) + " '" + l.name + "'";
-  if (res == z3::sat) {
-    const z3::model m = opt.get_model();
-    for (std::size_t i = 0; i < cands.size(); ++i)
-      if (m.eval(pick[static_cast<unsigned>(i)], true).is_true()) r.chosen = cands[i];
-    r.status = layer_status::optimal;
-  } else if (res == z3::unsat) {
-    r.status = layer_status::unsat;
-    r.message =
-        fmt("%s (%s): no tiling fits the L1 budget of %d bytes; the smallest L1 budget "
-            "that would work is %d bytes",
-            who.c_str(), op_name(l.kind), P.l1_budget, r.l1_needed);
-  } else if (o.fallback_search) {
-    const tiling_choice c = search_on_cores(P);
-    r.status = c.found ? layer_status::fallback : layer_status::unsat;
-    r.chosen = chosen_of(P, c);
-    r.message = fmt("%s: Z3 gave no answer within %u ms (%s); using the constexpr search's plan",
-                    who.c_str(), o.timeout_ms, reason_unknown(opt).c_str());
-  } else {
-    r.status = layer_status::timeout;
-    r.message = fmt("%s: Z3 gave no answer within %u ms (%s)", who.c_str(), o.timeout_ms,
-                    reason_unknown(opt).c_str());
-  }
-  return r;
+t0 = std::chrono::steady_clock::now();
+z3::context ctx;
+z3::optimize opt(ctx);
+z3::params prm(ctx);
+prm.set("timeout", o.timeout_ms);
+opt.set(prm);
+// One indicator per candidate; exactly one chosen; its L1 bytes within the budget.
+z3::expr_vector pick(ctx);
+z3::expr one = ctx.int_val(0), bytes = ctx.int_val(0), cycles = ctx.int_val(0),
+         rank = ctx.int_val(0);
+for (std::size_t i = 0; i < cands.size(); ++i) {
+  const candidate& c = cands[i];
+  z3::expr b = ctx.bool_const(("t" + std::to_string(i)).c_str());
+  pick.push_back(b);
+  one = one + z3::ite(b, ctx.int_val(1), ctx.int_val(0));
+  bytes = bytes + z3::ite(b, ctx.int_val(c.l1), ctx.int_val(0));
+  cycles = cycles + z3::ite(b, ctx.int_val(static_cast<int64_t>(c.cycles)), ctx.int_val(0));
+  rank = rank + z3::ite(b, ctx.int_val(static_cast<int64_t>(c.rank)), ctx.int_val(0));
+}
+opt.add(one == 1);
+opt.add(bytes <= P.l1_budget);
+// Lexicographic: fewest cycles, then the first in the search's order.
+opt.minimize(cycles);
+opt.minimize(rank);
+const z3::check_result res = opt.check();
+r.z3_seconds = since(t0);
+const std::string who = "layer " + std::to_string(l.index) + " '" + l.name + "'";
+if (res == z3::sat) {
+  const z3::model m = opt.get_model();
+  for (std::size_t i = 0; i < cands.size(); ++i)
+    if (m.eval(pick[static_cast<unsigned>(i)], true).is_true()) r.chosen = cands[i];
+  r.status = layer_status::optimal;
+} else if (res == z3::unsat) {
+  r.status = layer_status::unsat;
+  r.message =
+      fmt("%s (%s): no tiling fits the L1 budget of %d bytes; the smallest L1 budget "
+          "that would work is %d bytes",
+          who.c_str(), op_name(l.kind), P.l1_budget, r.l1_needed);
+} else if (o.fallback_search) {
+  const tiling_choice c = search_on_cores(P);
+  r.status = c.found ? layer_status::fallback : layer_status::unsat;
+  r.chosen = chosen_of(P, c);
+  r.message = fmt("%s: Z3 gave no answer within %u ms (%s); using the constexpr search's plan",
+                  who.c_str(), o.timeout_ms, reason_unknown(opt).c_str());
+} else {
+  r.status = layer_status::timeout;
+  r.message = fmt("%s: Z3 gave no answer within %u ms (%s)", who.c_str(), o.timeout_ms,
+                  reason_unknown(opt).c_str());
+}
+return r;
 }
 
 network_solution solve_network(const problem_set& s, const solve_options& o) {
@@ -465,13 +490,21 @@ std::string c_comment(const std::string& s) {
 
 }  // namespace
 
-std::string plan_header(const problem_set& s, const network_solution& sol,
-                        const std::string& source) {
-  if (!sol.ok) throw problem_error("no header for a network that was not solved");
+namespace {
+
+struct header_row {
+  candidate chosen;
+  std::string note;
+};
+
+std::string header_text(const problem_set& s, const std::vector<header_row>& rows,
+                        const std::vector<imported_l3>* l3, const std::string& source,
+                        const std::string& preamble) {
   std::string h;
   h += "// Generated by ctile-solve from " + c_comment(source) +
        ". Do not edit: the build re-checks\n"
-       "// every layer's tiling against the planner's constraints and cost model.\n"
+       "// every layer's tiling against the planner's constraints and cost model.\n" +
+       preamble +
        "#pragma once\n\n"
        "#include <ctile/plan/plan.hpp>\n\n";
   h += "#include \"" + s.network_header + "\"\n\n";
@@ -483,17 +516,63 @@ std::string plan_header(const problem_set& s, const network_solution& sol,
   h += "  static constexpr imported_layer layers[size] = {\n";
   for (std::size_t i = 0; i < s.layers.size(); ++i) {
     const layer_problem& l = s.layers[i];
-    const layer_solution& x = sol.layers[i];
-    const candidate& c = x.chosen;
+    const candidate& c = rows[i].chosen;
     h += fmt("      {%s, %d, %d, %d, %d, %d, %d, %d, {%s, %d, %d}, %" PRId64 ", %d, %d},",
              kind_enum(l.kind).c_str(), l.out.h, l.out.w, l.out.c, l.in.c, c.tc, c.th, c.tw,
              split_enum(c.split.kind), c.split.v, c.split.k, c.cycles, c.tk, c.cores);
-    h += " // " + std::to_string(i) + " " + c_comment(l.name) + ": " + status_name(x.status);
-    if (x.status == layer_status::fallback) h += " (Z3 timed out: constexpr search's plan)";
-    h += "\n";
+    h += " // " + std::to_string(i) + " " + c_comment(l.name) + ": " + rows[i].note +
+         "
+         ";
   }
-  h += "  };\n};\n\n}  // namespace ctile\n";
+  h += "  };\n";
+  if (l3 != nullptr) {
+    h += "  // Joint L3 decisions {weights in L3, channels per weight stripe, output in L3,\n"
+         "  // rows per band, prefetch of the next layer's weights}: they replace the greedy\n"
+         "  // L3 cascade and are re-checked by finish_network_imported.\n";
+    h += "  static constexpr imported_l3 l3[size] = {\n";
+    for (std::size_t i = 0; i < s.layers.size(); ++i) {
+      const imported_l3& d = (*l3)[i];
+      h += fmt("      {%s, %d, %s, %d, %s}, // %zu ", d.w ? "true" : "false", d.w_stripe_c,
+               d.y ? "true" : "false", d.y_stripe_h, d.prefetch_next ? "true" : "false", i);
+      h += c_comment(s.layers[i].name) + "\n";
+    }
+    h += "  };\n";
+  }
+  h += "};\n\n}  // namespace ctile\n";
   return h;
+}
+
+}  // namespace
+
+std::string plan_header(const problem_set& s, const network_solution& sol,
+                        const std::string& source) {
+  if (!sol.ok) throw problem_error("no header for a network that was not solved");
+  std::vector<header_row> rows;
+  for (std::size_t i = 0; i < s.layers.size(); ++i) {
+    const layer_solution& x = sol.layers[i];
+    std::string note = status_name(x.status);
+    if (x.status == layer_status::fallback) note += " (Z3 timed out: constexpr search's plan)";
+    rows.push_back({x.chosen, note});
+  }
+  return header_text(s, rows, nullptr, source, "");
+}
+
+std::string joint_plan_header(const problem_set& s, const joint_solution& j,
+                              const std::string& source) {
+  if (!j.ok) throw problem_error("no header for a joint problem that was not solved");
+  std::vector<header_row> rows;
+  std::vector<imported_l3> l3;
+  for (const joint_layer& l : j.layers) {
+    rows.push_back({l.chosen, fmt("joint, %" PRId64 " + %" PRId64 " cycles (L1 loop nest + L3)",
+                                  l.l1_cycles, l.l3_cycles)});
+    l3.push_back(l.place);
+  }
+  return header_text(
+      s, rows, &l3, source,
+      fmt("// Joint solve: %" PRId64 " modeled cycles, L2 stack peak %" PRId64 " of %" PRId64
+          " bytes%s.\n",
+          j.cycles, j.l2_peak, j.l2_budget,
+          j.from_greedy ? " (the greedy cascade's decisions: they lay out better)" : ""));
 }
 
 std::string solution_json(const problem_set& s, const network_solution& sol) {

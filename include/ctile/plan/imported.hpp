@@ -10,6 +10,7 @@
 // header (include it before using plan_of or ctile::executor), or the program holds two plans.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 
@@ -37,6 +38,21 @@ struct imported_layer {
   friend constexpr bool operator==(const imported_layer&, const imported_layer&) = default;
 };
 
+/// One layer's L3 decisions as the joint solve chose them: whether its weights stream from L3
+/// (else they stay resident in L2) and by how many output channels per double-buffered stripe
+/// (the output channels: whole, prefetchable), whether its output goes to L3, the output rows
+/// per band (the output rows when nothing is banded) and whether it prefetches the next
+/// layer's whole weights while it runs. A generated header that also specializes these
+/// (`imported_plan<...>::l3[size]`) replaces the planner's greedy L3 cascade.
+struct imported_l3 {
+  bool w = false;
+  int w_stripe_c = 0;
+  bool y = false;
+  int y_stripe_h = 0;
+  bool prefetch_next = false;
+  friend constexpr bool operator==(const imported_l3&, const imported_l3&) = default;
+};
+
 /// No imported plan: `plan_of` searches. A generated header specializes this with
 /// `available = true`, `size` (the layer count) and `layers[size]` (imported_layer values).
 template <class Net, platform P, objective O>
@@ -62,6 +78,20 @@ enum class imported_constraint : std::uint8_t {
   cores_out_of_range,       ///< Value: the cores, Limit: the platform's (fewer only with scratch)
   tile_buffers_exceed_l1,   ///< Value: L1 bytes the tiles need, Limit: the L1 budget
   objective_value_differs,  ///< Value: cycles the header claims, Limit: cycles recomputed
+  // The joint L3/L2 decisions of a network (imported_plan<...>::l3).
+  weights_in_l3_without_l3,          ///< Value: the layer's weight bytes, Limit: the L3 bytes (0)
+  weights_in_l3_without_weights,     ///< Value: 0 weight bytes, Limit: 1
+  output_in_l3_without_l3,           ///< Value: the layer's output bytes, Limit: the L3 bytes (0)
+  weight_stripe_out_of_range,        ///< Value: channels per stripe, Limit: the output channels
+  weight_stripe_not_whole_l1_tiles,  ///< Value: channels per stripe, Limit: the L1 channel tile
+  row_band_out_of_range,             ///< Value: rows per band, Limit: the output rows
+  row_band_not_whole_l1_tiles,       ///< Value: rows per band, Limit: the L1 row tile
+  row_band_without_l3_rows,          ///< Value: rows per band, Limit: the output rows
+  add_second_input_alone_in_l3,      ///< Value: the second source, Limit: the first source
+  prefetch_of_weights_not_whole_in_l3,  ///< Value: the next layer's stripe, Limit: its channels
+  layer_buffers_exceed_l2,              ///< Value: L2 bytes the step needs, Limit: the L2 budget
+  l2_stack_exceeds_budget,  ///< Value: the stack's bytes at this step, Limit: the budget
+  l3_placement_exceeds_l3,  ///< Value: L3 bytes placed, Limit: the L3 size
 };
 
 constexpr const char* imported_constraint_text(imported_constraint c) {
@@ -98,6 +128,32 @@ constexpr const char* imported_constraint_text(imported_constraint c) {
       return "the tile buffers exceed the L1 budget";
     case imported_constraint::objective_value_differs:
       return "the objective value differs from the cost model's";
+    case imported_constraint::weights_in_l3_without_l3:
+      return "the weights are placed in L3 on a platform without L3";
+    case imported_constraint::weights_in_l3_without_weights:
+      return "the weights are placed in L3 but the layer has none";
+    case imported_constraint::output_in_l3_without_l3:
+      return "the output is placed in L3 on a platform without L3";
+    case imported_constraint::weight_stripe_out_of_range:
+      return "the weight stripe is not between 1 and the output channels (whole when in L2)";
+    case imported_constraint::weight_stripe_not_whole_l1_tiles:
+      return "the weight stripe is not a multiple of the L1 channel tile";
+    case imported_constraint::row_band_out_of_range:
+      return "the row band is not between 1 and the output rows";
+    case imported_constraint::row_band_not_whole_l1_tiles:
+      return "the row band is not a multiple of the L1 row tile";
+    case imported_constraint::row_band_without_l3_rows:
+      return "the rows are banded but neither the input nor the output is in L3";
+    case imported_constraint::add_second_input_alone_in_l3:
+      return "an add reads its second input from L3 but not its first";
+    case imported_constraint::prefetch_of_weights_not_whole_in_l3:
+      return "the next layer's weights are prefetched but are not whole in L3";
+    case imported_constraint::layer_buffers_exceed_l2:
+      return "the layer's L2 buffers, resident weights and live outputs exceed the L2 budget";
+    case imported_constraint::l2_stack_exceeds_budget:
+      return "the L2 bidirectional stack exceeds the L2 budget at this layer";
+    case imported_constraint::l3_placement_exceeds_l3:
+      return "the weights and outputs placed in L3 exceed its size";
   }
   return "?";
 }
@@ -221,6 +277,12 @@ consteval layer_plan imported_or_planned() {
 }
 
 }  // namespace plan_detail
+
+/// True when the imported plan also carries the joint L3/L2 decisions.
+template <class Net, platform P, objective O = objective::model>
+inline constexpr bool plan_is_joint = requires {
+  { imported_plan<Net, P, O>::l3[0] } -> std::convertible_to<const imported_l3&>;
+};
 
 /// True when a generated header provides the plan of `Net` on `P`.
 template <class Net, platform P, objective O = objective::model>

@@ -1,7 +1,9 @@
 // The network-level plan: every layer's L2 -> L1 tiling, the L3 -> L2 cascade per layer, and
 // the L2 arena laid out as DORY's bidirectional stack, all constexpr. `plan_of<Net, Platform>`
 // plans a network type at compile time and stops the build, naming the layer and the bytes,
-// when it does not fit; `plan_network` runs the same code at run time (ctile-plan).
+// when it does not fit; `plan_network` runs the same code at run time (ctile-plan). When a
+// generated header carries a joint solve's L3 decisions (imported_l3), `plan_of` re-checks
+// and uses them (finish_network_imported) instead of the greedy cascade.
 #pragma once
 
 #include <array>
@@ -51,6 +53,7 @@ enum class plan_fault : std::uint8_t {
   l3,               ///< L3 is too small
   too_many_layers,  ///< more than max_layers layers
   not_inferred,     ///< layers without resolved sources, or spans of different sizes
+  imported,         ///< imported L3 decisions break a constraint (network_summary::violated)
 };
 
 /// The most layers a network plan handles.
@@ -69,6 +72,7 @@ struct network_summary {
   bool weights_in_l3 = false;
   std::int64_t cycles = 0;
   std::int64_t macs = 0;
+  imported_constraint violated = imported_constraint::none;  ///< for plan_fault::imported
   [[nodiscard]] constexpr bool ok() const { return problem == plan_fault::none; }
 };
 
@@ -94,7 +98,76 @@ constexpr int last_consumer(std::span<const layer> ls, int i) {
   return last;
 }
 
+/// Input rows a band of `band` output rows reads (the whole input for a linear layer).
+constexpr int band_input_rows(const layer& l, int band) {
+  if (l.kind == op::linear) return l.in.h;
+  const int r = (band - 1) * l.stride.h + l.kernel.h;
+  return r < l.in.h ? r : l.in.h;
+}
+
 }  // namespace plan_detail
+
+/// L2 bytes of a layer's buffers for one L3 choice (DESIGN.md section 2): `inputs_in_l3` of its
+/// inputs read from L3 in double-buffered bands of `band` output rows (the others whole in
+/// L2: `x_resident`), weights whole or in double-buffered stripes of `wc` output channels,
+/// the output whole or in double-buffered bands.
+struct l3_buffer_bytes {
+  std::int64_t x = 0, x_resident = 0, w = 0, y = 0;
+};
+constexpr l3_buffer_bytes l3_buffers(const layer& l, int inputs_in_l3, int band, bool w_striped,
+                                     int wc, bool y_rows) {
+  using plan_detail::align4l;
+  l3_buffer_bytes b;
+  const std::int64_t W = plan_detail::weight_bytes(l);
+  const std::int64_t per_channel_w = l.out.c > 0 ? W / l.out.c : 0;
+  const std::int64_t row_y = std::int64_t{l.out.w} * l.out.c * l.output_bytes_per_element();
+  const bool input_in_l3 = inputs_in_l3 > 0;
+  const std::int64_t in_row = std::int64_t{l.in.w} * l.in.c * (input_in_l3 ? inputs_in_l3 : 1);
+  b.x = input_in_l3 ? 2 * align4l(plan_detail::band_input_rows(l, band) * in_row)
+                    : align4l(plan_detail::input_bytes(l));
+  b.x_resident = input_in_l3 ? align4l(l.in.elements()) * (l.inputs() - inputs_in_l3) : 0;
+  b.y = y_rows ? 2 * align4l(band * row_y) : align4l(row_y * l.out.h);
+  b.w = w_striped && W > 0 ? 2 * align4l(wc * per_channel_w) : align4l(W);
+  return b;
+}
+
+/// The L3 traffic of a layer's decision `d` (its placement and stripes) and the cycles of it
+/// not hidden behind the layer's L1 loop nest: fills d.l3_bytes and d.cycles.
+constexpr void l3_traffic(const layer& l, const layer_plan& lp, const platform& p, int inputs_in_l3,
+                          l3_decision& d) {
+  const std::int64_t W = plan_detail::weight_bytes(l);
+  const std::int64_t per_channel_w = l.out.c > 0 ? W / l.out.c : 0;
+  const std::int64_t row_y = std::int64_t{l.out.w} * l.out.c * l.output_bytes_per_element();
+  const std::int64_t Y = row_y * l.out.h;
+  const std::int64_t in_row = std::int64_t{l.in.w} * l.in.c * (inputs_in_l3 > 0 ? inputs_in_l3 : 1);
+  auto in_rows = [&](int band) { return plan_detail::band_input_rows(l, band); };
+  // L3 traffic: weights (reloaded per row band when both are striped), input and output.
+  const int bands = d.y_stripe_h > 0 ? (l.out.h + d.y_stripe_h - 1) / d.y_stripe_h : 1;
+  std::int64_t bytes = 0, transfers = 0, exposed = 0;
+  if (d.w) {
+    const int wstripes = d.w_stripe_c > 0 ? (l.out.c + d.w_stripe_c - 1) / d.w_stripe_c : 1;
+    const int reloads = d.stage == 5 ? bands : 1;
+    bytes += W * reloads;
+    transfers += std::int64_t{wstripes} * reloads;
+    // Whole weights are prefetched during the previous layer; a first stripe is not.
+    if (d.stage >= 3 && wstripes > 1)
+      exposed += cost::l3_cycles(p, d.w_stripe_c * per_channel_w, 1);
+  }
+  if (d.x) {
+    bytes += std::int64_t{bands} * in_rows(d.y_stripe_h) * in_row;
+    transfers += bands;
+    exposed += cost::l3_cycles(p, in_rows(d.y_stripe_h) * in_row, 1);
+  }
+  if (d.y) {
+    bytes += Y;
+    transfers += bands;
+    exposed += cost::l3_cycles(p, d.y_stripe_h * row_y, 1);
+  }
+  d.l3_bytes = bytes;
+  const std::int64_t l3 = cost::l3_cycles(p, bytes, transfers);
+  // Double-buffered stripes overlap the L1 loop nest; what does not fit behind it shows.
+  d.cycles = (l3 > lp.l1_cycles ? l3 - lp.l1_cycles : 0) + exposed;
+}
 
 /// The L3 -> L2 cascade of one layer (DESIGN.md section 2), given its L1 plan: the first of
 /// (1) everything whole in L2, (2) the same with the input read from L3 by row stripes,
@@ -133,8 +206,8 @@ constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const pla
     // needs a band too); the largest band (a multiple of the L1 row tile) that fits.
     const bool banded = y_rows || input_in_l3;
     for (int band = l.out.h; band >= 1;) {
-      const std::int64_t xb = input_in_l3 ? 2 * align4l(in_rows(band) * in_row) : align4l(X);
-      const std::int64_t yb = y_rows ? 2 * align4l(band * row_y) : align4l(Y);
+      const l3_buffer_bytes sizes = l3_buffers(l, inputs_in_l3, band, false, l.out.c, y_rows);
+      const std::int64_t xb = sizes.x, yb = sizes.y;
       // Weight stripe: a multiple of the L1 channel tile.
       std::int64_t wb = align4l(W);
       int wc = l.out.c;
@@ -194,33 +267,144 @@ constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const pla
     d.l2_x = static_cast<int>(xb + yb + wb + prefetch);
     return d;
   }
-  // L3 traffic: weights (reloaded per row band when both are striped), input and output.
-  const int bands = d.y_stripe_h > 0 ? (l.out.h + d.y_stripe_h - 1) / d.y_stripe_h : 1;
-  std::int64_t bytes = 0, transfers = 0, exposed = 0;
-  if (d.w) {
-    const int wstripes = d.w_stripe_c > 0 ? (l.out.c + d.w_stripe_c - 1) / d.w_stripe_c : 1;
-    const int reloads = d.stage == 5 ? bands : 1;
-    bytes += W * reloads;
-    transfers += std::int64_t{wstripes} * reloads;
-    // Whole weights are prefetched during the previous layer; a first stripe is not.
-    if (d.stage >= 3 && wstripes > 1)
-      exposed += cost::l3_cycles(p, d.w_stripe_c * per_channel_w, 1);
-  }
-  if (d.x) {
-    bytes += std::int64_t{bands} * in_rows(d.y_stripe_h) * in_row;
-    transfers += bands;
-    exposed += cost::l3_cycles(p, in_rows(d.y_stripe_h) * in_row, 1);
-  }
-  if (d.y) {
-    bytes += Y;
-    transfers += bands;
-    exposed += cost::l3_cycles(p, d.y_stripe_h * row_y, 1);
-  }
-  d.l3_bytes = bytes;
-  const std::int64_t l3 = cost::l3_cycles(p, bytes, transfers);
-  // Double-buffered stripes overlap the L1 loop nest; what does not fit behind it shows.
-  d.cycles = (l3 > lp.l1_cycles ? l3 - lp.l1_cycles : 0) + exposed;
+  l3_traffic(l, lp, p, inputs_in_l3, d);
   return d;
+}
+
+/// The L2 arena laid out as a bidirectional stack, given every layer's L3 decisions: weights
+/// not streamed from L3 resident at the bottom, each layer's output on the side opposite its
+/// input, the next layer's weights prefetched above it, residual outputs kept until their last
+/// consumer. Fills `l2` with the slots; returns the peak, DORY's bound and the first step whose
+/// buffers go above `budget` (-1: none).
+struct l2_stack_result {
+  int peak = 0;
+  int dory = 0;
+  int over_step = -1;  ///< the first step at which the stack exceeds the budget
+  int over_bytes = 0;  ///< the stack's bytes then
+};
+constexpr l2_stack_result layout_l2_stack(std::span<const layer> ls, std::span<layer_plan> plans,
+                                          std::span<layer_l2> l2, std::int64_t budget) {
+  using plan_detail::align4l;
+  l2_stack_result r;
+  const int n = static_cast<int>(ls.size());
+  const int cap = n < max_layers ? n : max_layers;
+  int last[max_layers] = {};
+  for (int i = 0; i < cap; ++i) {
+    const int c = plan_detail::last_consumer(ls, i);
+    last[i] = c < 0 ? n - 1 : c;
+  }
+  int resident = 0;
+  for (int i = 0; i < cap; ++i)
+    if (!plans[static_cast<std::size_t>(i)].l3.w)
+      resident += align4l(plan_detail::weight_bytes(ls[static_cast<std::size_t>(i)]));
+  // Bidirectional stack. Each side is a LIFO of slots; freeing marks a slot dead and pops dead
+  // slots off the top. Pass 1 assigns low offsets and depths of high slots, pass 2 turns
+  // depths into offsets once the peak is known.
+  struct entry {
+    int layer;
+    int which;  // 0 x, 1 w, 2 y
+    int until;
+    int bytes;
+  };
+  entry side_stack[2][3 * max_layers + 2] = {};
+  int depth[2] = {0, 0}, top[2] = {0, 0};
+  int peak = static_cast<int>(resident);
+  auto slot_of = [&](int layer, int which) -> l2_slot& {
+    auto& e = l2[static_cast<std::size_t>(layer)];
+    return which == 0 ? e.x : which == 1 ? e.w : e.y;
+  };
+  auto push = [&](int side, int layer, int which, int bytes, int from, int until) {
+    l2_slot& sl = slot_of(layer, which);
+    sl.bytes = bytes;
+    sl.high = side == 1;
+    sl.from = from;
+    sl.until = until;
+    const int at = depth[side];
+    depth[side] += bytes;
+    sl.offset = side == 0 ? static_cast<int>(resident) + at : depth[side];  // high: depth for now
+    side_stack[side][top[side]++] = entry{layer, which, until, bytes};
+    const int used = static_cast<int>(resident) + depth[0] + depth[1];
+    if (used > peak) peak = used;
+    if (used > budget && r.over_step < 0) r.over_step = from, r.over_bytes = used;
+  };
+  auto release = [&](int step) {
+    for (int side = 0; side < 2; ++side)
+      while (top[side] > 0 && side_stack[side][top[side] - 1].until < step) {
+        depth[side] -= side_stack[side][top[side] - 1].bytes;
+        --top[side];
+      }
+  };
+  int side_of_y[max_layers] = {};
+  int dory = 0;
+  for (int i = 0; i < cap; ++i) {
+    const layer& l = ls[static_cast<std::size_t>(i)];
+    const layer_plan& lp = plans[static_cast<std::size_t>(i)];
+    release(i);
+    const int in_side = l.src[0] >= 0 ? side_of_y[l.src[0]] : 1;
+    // Side choice: DORY puts a layer's output opposite its input so that the input can be
+    // popped when it dies. Generalised to residuals: a buffer goes where it nests, on a side
+    // whose top lives at least as long (the tightest such), else where the top lives longest;
+    // ties go opposite the input.
+    auto side_for = [&](int until) {
+      int best = 1 - in_side;
+      int best_key = 0;
+      for (int k = 0; k < 2; ++k) {
+        const int side = k == 0 ? 1 - in_side : in_side;
+        const int top_until = top[side] > 0 ? side_stack[side][top[side] - 1].until : 1 << 30;
+        // Nesting sides rank first (smaller top lifetime better), then the longest-lived top.
+        const int key = top_until >= until ? (1 << 30) - top_until + (1 << 29) : top_until;
+        if (k == 0 || key > best_key) best = side, best_key = key;
+      }
+      return best;
+    };
+    const int y_until = lp.l3.y ? i : last[i];
+    const int out_side = side_for(y_until);
+    side_of_y[i] = out_side;
+    if (lp.l3.l2_y > 0) push(out_side, i, 2, lp.l3.l2_y, i, y_until);
+    if (lp.l3.x && lp.l3.l2_x > 0) push(side_for(i), i, 0, lp.l3.l2_x, i, i);
+    // This layer's weights, unless the previous layer prefetched them.
+    const bool prefetched = i > 0 && plans[static_cast<std::size_t>(i - 1)].l3.prefetch_next;
+    if (lp.l3.w && lp.l3.l2_w > 0 && !prefetched) push(side_for(i), i, 1, lp.l3.l2_w, i, i);
+    // The next layer's weights, fetched while this one runs.
+    if (lp.l3.prefetch_next) {
+      const layer_plan& nx = plans[static_cast<std::size_t>(i + 1)];
+      push(side_for(i + 1), i + 1, 1, nx.l3.l2_w, i, i + 1);
+    }
+    // DORY's bound: input + weights + next weights + output, plus other live outputs.
+    int live = 0;
+    for (int j = 0; j < i; ++j)
+      if (last[j] >= i && j != l.src[0] && j != l.src[1] &&
+          !plans[static_cast<std::size_t>(j)].l3.y)
+        live += plans[static_cast<std::size_t>(j)].l3.l2_y;
+    // Its inputs: stripes of those in L3, the L2 buffers of the others.
+    int x = lp.l3.x ? lp.l3.l2_x : 0;
+    for (int k = 0; k < l.inputs(); ++k) {
+      const layer_plan& src = plans[static_cast<std::size_t>(l.src[k])];
+      if (!src.l3.y) x += src.l3.l2_y;
+    }
+    const int wn = lp.l3.prefetch_next ? plans[static_cast<std::size_t>(i + 1)].l3.l2_w : 0;
+    const int b = x + (lp.l3.w ? lp.l3.l2_w : 0) + wn + lp.l3.l2_y + live;
+    if (b > dory) dory = b;
+  }
+  for (int i = 0; i < cap; ++i) {
+    auto& e = l2[static_cast<std::size_t>(i)];
+    for (l2_slot* sl : {&e.x, &e.w, &e.y})
+      if (sl->offset >= 0 && sl->high) sl->offset = peak - sl->offset;
+  }
+  // Weights resident in L2 (not streamed from L3): at the bottom, alive throughout.
+  int at = 0;
+  for (int i = 0; i < cap; ++i) {
+    if (plans[static_cast<std::size_t>(i)].l3.w) continue;
+    const int wb = align4l(plan_detail::weight_bytes(ls[static_cast<std::size_t>(i)]));
+    if (wb == 0) continue;
+    auto& sl = l2[static_cast<std::size_t>(i)].w;
+    sl = {at, wb, false, 0, n - 1};
+    at += wb;
+    plans[static_cast<std::size_t>(i)].l3.l2_w = wb;
+  }
+  r.peak = peak;
+  r.dory = dory + resident;
+  return r;
 }
 
 /// Completes a network's plan from its layers' L1 plans: decides where weights live, runs the
@@ -383,118 +567,197 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
     return s;
   }
 
-  // Bidirectional stack. Each side is a LIFO of slots; freeing marks a slot dead and pops dead
-  // slots off the top. Pass 1 assigns low offsets and depths of high slots, pass 2 turns
-  // depths into offsets once the peak is known.
-  struct entry {
-    int layer;
-    int which;  // 0 x, 1 w, 2 y
-    int until;
-    int bytes;
-  };
-  entry side_stack[2][3 * max_layers + 2] = {};
-  int depth[2] = {0, 0}, top[2] = {0, 0};
-  int peak = static_cast<int>(resident);
-  auto slot_of = [&](int layer, int which) -> l2_slot& {
-    auto& e = l2[static_cast<std::size_t>(layer)];
-    return which == 0 ? e.x : which == 1 ? e.w : e.y;
-  };
-  auto push = [&](int side, int layer, int which, int bytes, int from, int until) {
-    l2_slot& sl = slot_of(layer, which);
-    sl.bytes = bytes;
-    sl.high = side == 1;
-    sl.from = from;
-    sl.until = until;
-    const int at = depth[side];
-    depth[side] += bytes;
-    sl.offset = side == 0 ? static_cast<int>(resident) + at : depth[side];  // high: depth for now
-    side_stack[side][top[side]++] = entry{layer, which, until, bytes};
-    const int used = static_cast<int>(resident) + depth[0] + depth[1];
-    if (used > peak) peak = used;
-  };
-  auto release = [&](int step) {
-    for (int side = 0; side < 2; ++side)
-      while (top[side] > 0 && side_stack[side][top[side] - 1].until < step) {
-        depth[side] -= side_stack[side][top[side] - 1].bytes;
-        --top[side];
-      }
-  };
-  int side_of_y[max_layers] = {};
-  int dory = 0;
-  for (int i = 0; i < cap; ++i) {
-    const layer& l = ls[static_cast<std::size_t>(i)];
-    const layer_plan& lp = plans[static_cast<std::size_t>(i)];
-    release(i);
-    const int in_side = l.src[0] >= 0 ? side_of_y[l.src[0]] : 1;
-    // Side choice: DORY puts a layer's output opposite its input so that the input can be
-    // popped when it dies. Generalised to residuals: a buffer goes where it nests, on a side
-    // whose top lives at least as long (the tightest such), else where the top lives longest;
-    // ties go opposite the input.
-    auto side_for = [&](int until) {
-      int best = 1 - in_side;
-      int best_key = 0;
-      for (int k = 0; k < 2; ++k) {
-        const int side = k == 0 ? 1 - in_side : in_side;
-        const int top_until = top[side] > 0 ? side_stack[side][top[side] - 1].until : 1 << 30;
-        // Nesting sides rank first (smaller top lifetime better), then the longest-lived top.
-        const int key = top_until >= until ? (1 << 30) - top_until + (1 << 29) : top_until;
-        if (k == 0 || key > best_key) best = side, best_key = key;
-      }
-      return best;
-    };
-    const int y_until = lp.l3.y ? i : last[i];
-    const int out_side = side_for(y_until);
-    side_of_y[i] = out_side;
-    if (lp.l3.l2_y > 0) push(out_side, i, 2, lp.l3.l2_y, i, y_until);
-    if (lp.l3.x && lp.l3.l2_x > 0) push(side_for(i), i, 0, lp.l3.l2_x, i, i);
-    // This layer's weights, unless the previous layer prefetched them.
-    const bool prefetched = i > 0 && plans[static_cast<std::size_t>(i - 1)].l3.prefetch_next;
-    if (s.weights_in_l3 && lp.l3.l2_w > 0 && !prefetched) push(side_for(i), i, 1, lp.l3.l2_w, i, i);
-    // The next layer's weights, fetched while this one runs.
-    if (lp.l3.prefetch_next) {
-      const layer_plan& nx = plans[static_cast<std::size_t>(i + 1)];
-      push(side_for(i + 1), i + 1, 1, nx.l3.l2_w, i, i + 1);
-    }
-    // DORY's bound: input + weights + next weights + output, plus other live outputs.
-    int live = 0;
-    for (int j = 0; j < i; ++j)
-      if (last[j] >= i && j != l.src[0] && j != l.src[1] &&
-          !plans[static_cast<std::size_t>(j)].l3.y)
-        live += plans[static_cast<std::size_t>(j)].l3.l2_y;
-    // Its inputs: stripes of those in L3, the L2 buffers of the others.
-    int x = lp.l3.x ? lp.l3.l2_x : 0;
-    for (int k = 0; k < l.inputs(); ++k) {
-      const layer_plan& src = plans[static_cast<std::size_t>(l.src[k])];
-      if (!src.l3.y) x += src.l3.l2_y;
-    }
-    const int wn = lp.l3.prefetch_next ? plans[static_cast<std::size_t>(i + 1)].l3.l2_w : 0;
-    const int b = x + (s.weights_in_l3 ? lp.l3.l2_w : 0) + wn + lp.l3.l2_y + live;
-    if (b > dory) dory = b;
-  }
-  for (int i = 0; i < cap; ++i) {
-    auto& e = l2[static_cast<std::size_t>(i)];
-    for (l2_slot* sl : {&e.x, &e.w, &e.y})
-      if (sl->offset >= 0 && sl->high) sl->offset = peak - sl->offset;
-  }
-  // Weights resident in L2 (no L3): at the bottom, alive throughout.
-  if (!s.weights_in_l3) {
-    int at = 0;
-    for (int i = 0; i < cap; ++i) {
-      const int wb = align4l(plan_detail::weight_bytes(ls[static_cast<std::size_t>(i)]));
-      if (wb == 0) continue;
-      auto& sl = l2[static_cast<std::size_t>(i)].w;
-      sl = {at, wb, false, 0, n - 1};
-      at += wb;
-      plans[static_cast<std::size_t>(i)].l3.l2_w = wb;
-    }
-  }
+  const l2_stack_result st = layout_l2_stack(ls, plans, l2, budget);
+  const int peak = st.peak;
   s.l2_peak = peak;
-  s.dory_bound = dory + static_cast<int>(resident);
+  s.dory_bound = st.dory;
   if (peak > budget) {
     s.problem = plan_fault::l2_arena;
     s.needs = peak;
     s.budget = budget;
   }
+  for (int i = 0; i < n; ++i) {
+    s.cycles += plans[static_cast<std::size_t>(i)].cycles;
+    s.macs += plans[static_cast<std::size_t>(i)].macs;
+  }
+  return s;
+}
+
+/// The L3 decision of one layer for a given placement `c` with `inputs_in_l3` of its inputs
+/// read from L3: buffers sized by l3_buffers, traffic and cycles by l3_traffic (no checks; see
+/// finish_network_imported). The prefetch size is the next layer's and is filled in later.
+constexpr l3_decision l3_decision_for(const layer& l, const layer_plan& lp, const platform& p,
+                                      const imported_l3& c, int inputs_in_l3) {
+  l3_decision d;
+  const std::int64_t W = plan_detail::weight_bytes(l);
+  const bool striped = c.w && c.w_stripe_c < l.out.c;
+  const l3_buffer_bytes b = l3_buffers(l, inputs_in_l3, c.y_stripe_h, striped, c.w_stripe_c, c.y);
+  d.w = c.w;
+  d.x = inputs_in_l3 > 0;
+  d.y = c.y;
+  d.stage = striped ? (c.y ? 5 : 3) : c.y ? 4 : inputs_in_l3 > 0 ? 2 : 1;
+  d.w_stripe_c = c.w_stripe_c;
+  d.y_stripe_h = c.y_stripe_h;
+  d.x_stripe_h = plan_detail::band_input_rows(l, c.y_stripe_h);
+  d.prefetch_next = c.prefetch_next;
+  if (l.kind == op::input) {
+    d.l2_y = c.y ? 0 : static_cast<int>(b.y);
+    d.x_stripe_h = 0;
+    return d;
+  }
+  d.l2_x = static_cast<int>(b.x);
+  d.l2_w = W > 0 ? static_cast<int>(b.w) : 0;
+  d.l2_y = static_cast<int>(b.y);
+  l3_traffic(l, lp, p, inputs_in_l3, d);
+  return d;
+}
+
+/// Completes a network's plan from imported L3 decisions (the joint solve of ctile-solve)
+/// instead of the greedy cascade, re-checking them with the planner's own code: each layer's
+/// placement and stripes (stripes of whole L1 tiles, bands only where rows go through L3, a
+/// prefetch only of whole weights in L3), its L2 buffers next to the resident weights and the
+/// live outputs (l3_buffers), the bidirectional stack (layout_l2_stack) and L3's size. The
+/// first violation is reported as plan_fault::imported with the layer, the constraint, the
+/// value and the limit.
+constexpr network_summary finish_network_imported(std::span<const layer> ls, const platform& p,
+                                                  std::span<layer_plan> plans,
+                                                  std::span<layer_l2> l2,
+                                                  std::span<const imported_l3> choice) {
+  using plan_detail::align4l;
+  using C = imported_constraint;
+  network_summary s;
+  const int n = static_cast<int>(ls.size());
+  const std::int64_t budget = p.l2_budget();
+  s.l2_budget = p.l2_budget();
+  s.l3_budget = p.l3_bytes;
+  if (plans.size() != ls.size() || l2.size() != ls.size() || choice.size() != ls.size()) {
+    s.problem = plan_fault::not_inferred;
+    return s;
+  }
+  if (n > max_layers) {
+    s.problem = plan_fault::too_many_layers;
+    s.needs = n;
+    s.budget = max_layers;
+    return s;
+  }
+  for (int i = 0; i < n; ++i) {
+    const layer& l = ls[static_cast<std::size_t>(i)];
+    for (int k = 0; k < l.inputs(); ++k)
+      if (l.src[k] < 0 || l.src[k] >= i) {
+        s.problem = plan_fault::not_inferred;
+        s.layer = i;
+        return s;
+      }
+    if (!plans[static_cast<std::size_t>(i)].fits) {
+      s.problem = plan_fault::l1;
+      s.layer = i;
+      s.needs = plans[static_cast<std::size_t>(i)].l1_needed;
+      s.budget = plans[static_cast<std::size_t>(i)].l1_budget;
+      return s;
+    }
+  }
+  for (auto& e : l2) e = layer_l2{};
+  auto fail = [&](int i, C c, std::int64_t value, std::int64_t limit) {
+    s.problem = plan_fault::imported;
+    s.layer = i;
+    s.violated = c;
+    s.needs = value;
+    s.budget = limit;
+    return s;
+  };
+  // Each layer's placement and stripes, on their own.
+  for (int i = 0; i < n; ++i) {
+    const layer& l = ls[static_cast<std::size_t>(i)];
+    const layer_plan& lp = plans[static_cast<std::size_t>(i)];
+    const imported_l3& c = choice[static_cast<std::size_t>(i)];
+    const std::int64_t W = plan_detail::weight_bytes(l);
+    if (c.w && W == 0) return fail(i, C::weights_in_l3_without_weights, 0, 1);
+    if (c.w && !p.has_l3()) return fail(i, C::weights_in_l3_without_l3, W, p.l3_bytes);
+    if (c.y && !p.has_l3())
+      return fail(i, C::output_in_l3_without_l3, l.output_bytes(), p.l3_bytes);
+    if (c.w_stripe_c < 1 || c.w_stripe_c > l.out.c || (!c.w && c.w_stripe_c != l.out.c))
+      return fail(i, C::weight_stripe_out_of_range, c.w_stripe_c, l.out.c);
+    if (c.w && c.w_stripe_c < l.out.c && c.w_stripe_c % lp.tile_c != 0)
+      return fail(i, C::weight_stripe_not_whole_l1_tiles, c.w_stripe_c, lp.tile_c);
+    int in_l3 = 0;
+    for (int k = 0; k < l.inputs(); ++k) in_l3 += choice[static_cast<std::size_t>(l.src[k])].y;
+    if (l.inputs() == 2 && choice[static_cast<std::size_t>(l.src[1])].y &&
+        !choice[static_cast<std::size_t>(l.src[0])].y)
+      return fail(i, C::add_second_input_alone_in_l3, l.src[1], l.src[0]);
+    const bool banded = c.y || in_l3 > 0;
+    if (c.y_stripe_h < 1 || c.y_stripe_h > l.out.h)
+      return fail(i, C::row_band_out_of_range, c.y_stripe_h, l.out.h);
+    if (!banded && c.y_stripe_h != l.out.h)
+      return fail(i, C::row_band_without_l3_rows, c.y_stripe_h, l.out.h);
+    if (banded && l.kind != op::input && c.y_stripe_h < l.out.h && c.y_stripe_h % lp.tile_h != 0)
+      return fail(i, C::row_band_not_whole_l1_tiles, c.y_stripe_h, lp.tile_h);
+    if (c.prefetch_next) {
+      const bool next_whole = i + 1 < n && choice[static_cast<std::size_t>(i + 1)].w &&
+                              choice[static_cast<std::size_t>(i + 1)].w_stripe_c >=
+                                  ls[static_cast<std::size_t>(i + 1)].out.c;
+      if (!next_whole)
+        return fail(i, C::prefetch_of_weights_not_whole_in_l3,
+                    i + 1 < n ? choice[static_cast<std::size_t>(i + 1)].w_stripe_c : 0,
+                    i + 1 < n ? ls[static_cast<std::size_t>(i + 1)].out.c : 0);
+    }
+    plans[static_cast<std::size_t>(i)].l3 = l3_decision_for(l, lp, p, c, in_l3);
+  }
+  // Prefetch sizes, and each step's buffers next to the resident weights and live outputs
+  // (an output lives until its last consumer, the network's outputs to the end).
+  auto last_of = [&](int j) {
+    const int c = plan_detail::last_consumer(ls, j);
+    return c < 0 ? n - 1 : c;
+  };
+  std::int64_t resident = 0;
+  for (int i = 0; i < n; ++i)
+    if (!choice[static_cast<std::size_t>(i)].w)
+      resident += align4l(plan_detail::weight_bytes(ls[static_cast<std::size_t>(i)]));
+  s.weights_in_l3 = false;
+  for (int i = 0; i < n; ++i) {
+    const layer& l = ls[static_cast<std::size_t>(i)];
+    layer_plan& lp = plans[static_cast<std::size_t>(i)];
+    s.weights_in_l3 = s.weights_in_l3 || lp.l3.w;
+    const std::int64_t next_w =
+        lp.l3.prefetch_next ? plans[static_cast<std::size_t>(i + 1)].l3.l2_w : 0;
+    lp.l3.prefetch_bytes = static_cast<int>(next_w);
+    lp.cycles = lp.l1_cycles + lp.l3.cycles;
+    if (l.kind == op::input) continue;
+    std::int64_t live = 0;
+    for (int j = 0; j < i; ++j)
+      if (last_of(j) > i && j != l.src[0] && j != l.src[1] &&
+          !plans[static_cast<std::size_t>(j)].l3.y)
+        live += plans[static_cast<std::size_t>(j)].l3.l2_y;
+    int in_l3 = 0;
+    for (int k = 0; k < l.inputs(); ++k) in_l3 += choice[static_cast<std::size_t>(l.src[k])].y;
+    const std::int64_t x_resident = in_l3 > 0 ? align4l(l.in.elements()) * (l.inputs() - in_l3) : 0;
+    const std::int64_t need = resident + live + lp.l3.l2_x + x_resident + lp.l3.l2_y +
+                              (lp.l3.w ? lp.l3.l2_w : 0) + next_w;
+    if (need > budget) return fail(i, C::layer_buffers_exceed_l2, need, budget);
+  }
+  // L3: the weights streamed from it first, then the outputs placed there.
+  std::int64_t l3_next = 0;
+  for (int i = 0; i < n; ++i) {
+    auto& e = l2[static_cast<std::size_t>(i)];
+    e.l3_w = -1;
+    if (!choice[static_cast<std::size_t>(i)].w) continue;
+    e.l3_w = static_cast<int>(l3_next);
+    l3_next += align4l(plan_detail::weight_bytes(ls[static_cast<std::size_t>(i)]));
+    if (l3_next > p.l3_bytes) return fail(i, C::l3_placement_exceeds_l3, l3_next, p.l3_bytes);
+  }
+  for (int i = 0; i < n; ++i) {
+    auto& e = l2[static_cast<std::size_t>(i)];
+    e.l3_y = -1;
+    if (!choice[static_cast<std::size_t>(i)].y) continue;
+    e.l3_y = static_cast<int>(l3_next);
+    l3_next += align4l(ls[static_cast<std::size_t>(i)].output_bytes());
+    if (l3_next > p.l3_bytes) return fail(i, C::l3_placement_exceeds_l3, l3_next, p.l3_bytes);
+  }
+  s.l3_used = l3_next;
+  const l2_stack_result st = layout_l2_stack(ls, plans, l2, budget);
+  s.l2_peak = st.peak;
+  s.dory_bound = st.dory;
+  if (st.over_step >= 0)
+    return fail(st.over_step, C::l2_stack_exceeds_budget, st.over_bytes, budget);
   for (int i = 0; i < n; ++i) {
     s.cycles += plans[static_cast<std::size_t>(i)].cycles;
     s.macs += plans[static_cast<std::size_t>(i)].macs;
@@ -569,18 +832,38 @@ namespace plan_detail {
 template <class Net, platform P, objective O, std::size_t I>
 inline constexpr layer_plan layer_plan_v = imported_or_planned<Net, P, O, I>();
 
+/// Whether the imported plan carries joint L3 decisions for every layer (a header for another
+/// layer count is reported by the per-layer import).
+template <class Net, platform P, objective O>
+consteval bool imports_l3() {
+  if constexpr (plan_is_joint<Net, P, O>)
+    return imported_plan<Net, P, O>::size == Net::size;
+  else
+    return false;
+}
+
 template <class Net, platform P, objective O, std::size_t... I>
 constexpr network_plan<Net::size> assemble(std::index_sequence<I...>) {
   network_plan<Net::size> r;
   r.layers = {layer_plan_v<Net, P, O, I>...};
-  r.summary = finish_network(Net::layers, P, r.layers, r.l2);
+  if constexpr (imports_l3<Net, P, O>()) {
+    // The joint solve's L3 decisions replace the greedy cascade (re-checked).
+    constexpr std::array<imported_l3, Net::size> choice{imported_plan<Net, P, O>::l3[I]...};
+    r.summary = finish_network_imported(Net::layers, P, r.layers, r.l2, choice);
+  } else {
+    r.summary = finish_network(Net::layers, P, r.layers, r.l2);
+  }
   return r;
 }
 
 /// Instantiates the error that describes a failed plan (a no-op for a plan that fits).
 template <class Net, network_summary S>
 consteval bool report_plan() {
-  if constexpr (S.problem == plan_fault::l1 || S.problem == plan_fault::l2_layer) {
+  if constexpr (S.problem == plan_fault::imported) {
+    constexpr layer L = Net::layers[static_cast<std::size_t>(S.layer)];
+    constexpr fixed_string<L.name.size() + 1> name{L.name};
+    (void)error::imported_plan_violates<S.layer, name, S.violated, S.needs, S.budget>{};
+  } else if constexpr (S.problem == plan_fault::l1 || S.problem == plan_fault::l2_layer) {
     constexpr layer L = Net::layers[static_cast<std::size_t>(S.layer)];
     constexpr fixed_string<L.name.size() + 1> name{L.name};
     if constexpr (S.problem == plan_fault::l1)

@@ -18,6 +18,7 @@
 
 #include <ctile/core/split.hpp>
 #include <ctile/layers/layer.hpp>
+#include <ctile/plan/network_plan.hpp>
 #include <ctile/plan/problem.hpp>
 #include <ctile/platform/platform.hpp>
 
@@ -38,6 +39,9 @@ struct layer_problem {
   std::int64_t weight_bytes = 0, input_bytes = 0, output_bytes = 0;
   bool has_problem = false;  ///< false for the input layer
   tiling_problem problem{};
+  /// The layer rebuilt from the exported fields (what the L3 and L2 checks of
+  /// network_plan.hpp read): its weight and output bytes equal the exported ones.
+  ctile::layer net{};
 };
 
 /// A network's exported problems.
@@ -69,6 +73,11 @@ struct candidate {
 /// few largest K tiles that fit.
 /// `evaluated` receives the number of tilings the model was evaluated on.
 std::vector<candidate> layer_candidates(const tiling_problem& P, std::int64_t* evaluated = nullptr);
+
+/// layer_candidates, or when none fits beside every core's kernel scratch, those of fewer
+/// cores (half, a quarter, ...; `candidate::cores` says how many), as search_on_cores.
+std::vector<candidate> layer_candidates_on_cores(const tiling_problem& P,
+                                                 std::int64_t* evaluated = nullptr);
 
 enum class layer_status : std::uint8_t {
   input,     ///< the network input: nothing to solve
@@ -123,32 +132,53 @@ std::string solution_json(const problem_set& s, const network_solution& sol);
 
 // ---- The joint problem (L3 placement and the L2 stack of a whole network at once).
 
-/// Per layer: the chosen candidate, whether its weights stay resident in L2 or stream from
-/// L3, whether its output is kept in L2 or written to L3, and the modeled cycles.
+/// Per layer: the chosen candidate and its L3 placement (imported_l3: weights resident in L2,
+/// whole in L3 or streamed in stripes of the candidate's channel tile; output in L2 or in L3 in
+/// bands of the candidate's row tile; the next layer's whole weights prefetched or not), with
+/// the cycles and L2 bytes the planner's own functions give them.
 struct joint_layer {
   int index = 0;
   candidate chosen{};
-  bool weights_in_l3 = false;
-  bool output_in_l3 = false;
+  imported_l3 place{};
   std::int64_t l1_cycles = 0;
-  std::int64_t l3_exposed = 0;  ///< L3 traffic not hidden behind the layer's compute
-  std::int64_t l2_bytes = 0;    ///< L2 held while the layer runs
+  std::int64_t l3_cycles = 0;  ///< L3 traffic not hidden behind the layer's compute
+  std::int64_t l2_bytes = 0;   ///< the step's L2 (resident weights, live outputs, buffers)
 };
 struct joint_solution {
   bool ok = false;
+  bool timed_out = false;  ///< Z3 gave no answer in time (the fallback is the greedy cascade)
   std::string error;
-  std::int64_t cycles = 0;  ///< the objective
-  std::int64_t l2_peak = 0;
+  std::int64_t cycles = 0;   ///< the objective: the network's modeled cycles
+  std::int64_t l2_peak = 0;  ///< the bidirectional stack's peak (layout_l2_stack)
   std::int64_t l2_budget = 0;
+  std::int64_t l2_needed = 0;  ///< unsat: the smallest L2 budget found to work
+  int tightest_layer = -1;     ///< unsat: the step at the smallest budget's peak
+  int rounds = 0;              ///< z3::optimize calls (a stack above the sum retries)
   double seconds = 0;
+  double model_seconds = 0;  ///< evaluating the candidates (before Z3)
+  /// The greedy cascade's decisions were kept: they pass the same check and model fewer cycles
+  /// than the model's optimum once laid out (the model sums each step; the stack may not).
+  bool from_greedy = false;
   std::vector<joint_layer> layers;
 };
 
-/// Minimises the network's modeled cycles (L1 loop nests plus exposed L3 traffic) over every
-/// layer's tiling candidates and the L2/L3 placement of weights and outputs, with the L2
-/// held at every step (resident weights, live outputs, streamed weights, row stripes) within
-/// the L2 budget. One z3::optimize problem for the whole network.
+/// Minimises the network's modeled cycles (L1 loop nests plus unhidden L3 traffic, exactly as
+/// finish_network_imported computes them) over every layer's tiling candidates and its L3
+/// placement, with every step's L2 (resident weights, live outputs, the step's buffers and
+/// prefetch) within the L2 budget and L3 within its size; ties prefer prefetches. Each
+/// solution is re-checked by finish_network_imported (the compiler's check); when the stack's
+/// layout peaks above the sum (fragmentation), the budget is lowered by the excess and the
+/// problem solved again (at most 4 times).
 joint_solution solve_joint(const problem_set& s, const solve_options& o);
 std::string joint_json(const problem_set& s, const joint_solution& j);
+
+/// Re-checks a joint solution with the compiler's code (check_imported_layer and
+/// finish_network_imported) on the rebuilt layers; the summary names any violation.
+network_summary check_joint(const problem_set& s, const joint_solution& j);
+
+/// The text of the generated header with the joint decisions: the per-layer tilings of the
+/// joint solution and `l3[size]`, which replace the greedy L3 cascade in plan_of.
+std::string joint_plan_header(const problem_set& s, const joint_solution& j,
+                              const std::string& source);
 
 }  // namespace ctile::solve
