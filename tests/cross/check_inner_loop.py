@@ -4,7 +4,7 @@
 Usage: check_inner_loop.py OBJDUMP ELF
 
 Finds every `cv.setup` (emitted through .insn: opcode 0x2B, funct3 4, bits [11:8] 0111; ends at
-pc + 2 * uimm), checks each body obeys the hardware-loop rules (aligned, 32-bit instructions
+pc + 4 * uimm), checks each body obeys the hardware-loop rules (aligned, 32-bit instructions
 only, at least 3, no branches), prints the instruction mix of each loop, and requires the
 conv/pointwise 4x2 loop (8 cv.sdotusp.b in at most 14 instructions for 32 MACs) and the 4x4
 loop of single-row kernels such as pointwise (16 cv.sdotusp.b in at most 24 instructions for
@@ -45,7 +45,7 @@ def main() -> int:
         if (w & 0x707F) != 0x402B or ((w >> 8) & 0xF) != 0x7:
             continue
         loops += 1
-        end = addr + 2 * (w >> 20)
+        end = addr + 4 * (w >> 20)
         body = [x for x in insns[i + 1:i + 64] if addr < x[0] < end]
         n = len(body)
         mix = collections.Counter(x[2] for x in body)

@@ -334,11 +334,11 @@ def decode32(w, pc):
             uimm = (w >> 20) & 0xFFF
             if sub == 7:  # cv.setup L, rs1, uimm
                 def f(m, pc):
-                    m.lp[L] = [pc + 4, pc + 2 * uimm, m.x[rs1]]
+                    m.lp[L] = [pc + 4, pc + 4 * uimm, m.x[rs1]]
                 return op(f, (rs1,))
             if sub == 6:  # cv.setupi L, uimm(count), uimmS(end)
                 def f(m, pc):
-                    m.lp[L] = [pc + 4, pc + 2 * rs1, uimm]
+                    m.lp[L] = [pc + 4, pc + 4 * rs1, uimm]
                 return op(f)
             bad("hardware-loop", w, pc)
         bad("custom-1", w, pc)

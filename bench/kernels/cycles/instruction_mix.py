@@ -47,7 +47,7 @@ def main() -> int:
         for i, (addr, word, mnem, fn) in enumerate(insns):
             if mnem != "cv.setup":
                 continue
-            end = addr + 2 * (int(word, 16) >> 20)
+            end = addr + 4 * (int(word, 16) >> 20)
             body = [x[2] for x in insns[i + 1:i + 64] if addr < x[0] < end]
             mix = collections.Counter(body)
             macs = 4 * mix["cv.sdotusp.b"]

@@ -317,60 +317,59 @@ layer_solution solve_layer(const layer_problem& l, const solve_options& o) {
   r.l1_needed = min_l1_need(scratch_per_core(P) ? on_fewer_cores(P, 1) : P);
   auto t0 = std::chrono::steady_clock::now();
   const std::vector<candidate> cands = layer_candidates_on_cores(P, &r.evaluated);
-}
-r.model_seconds = since(t0);
-r.candidates = static_cast<std::int64_t>(cands.size());
+  r.model_seconds = since(t0);
+  r.candidates = static_cast<std::int64_t>(cands.size());
 
-t0 = std::chrono::steady_clock::now();
-z3::context ctx;
-z3::optimize opt(ctx);
-z3::params prm(ctx);
-prm.set("timeout", o.timeout_ms);
-opt.set(prm);
-// One indicator per candidate; exactly one chosen; its L1 bytes within the budget.
-z3::expr_vector pick(ctx);
-z3::expr one = ctx.int_val(0), bytes = ctx.int_val(0), cycles = ctx.int_val(0),
-         rank = ctx.int_val(0);
-for (std::size_t i = 0; i < cands.size(); ++i) {
-  const candidate& c = cands[i];
-  z3::expr b = ctx.bool_const(("t" + std::to_string(i)).c_str());
-  pick.push_back(b);
-  one = one + z3::ite(b, ctx.int_val(1), ctx.int_val(0));
-  bytes = bytes + z3::ite(b, ctx.int_val(c.l1), ctx.int_val(0));
-  cycles = cycles + z3::ite(b, ctx.int_val(static_cast<int64_t>(c.cycles)), ctx.int_val(0));
-  rank = rank + z3::ite(b, ctx.int_val(static_cast<int64_t>(c.rank)), ctx.int_val(0));
-}
-opt.add(one == 1);
-opt.add(bytes <= P.l1_budget);
-// Lexicographic: fewest cycles, then the first in the search's order.
-opt.minimize(cycles);
-opt.minimize(rank);
-const z3::check_result res = opt.check();
-r.z3_seconds = since(t0);
-const std::string who = "layer " + std::to_string(l.index) + " '" + l.name + "'";
-if (res == z3::sat) {
-  const z3::model m = opt.get_model();
-  for (std::size_t i = 0; i < cands.size(); ++i)
-    if (m.eval(pick[static_cast<unsigned>(i)], true).is_true()) r.chosen = cands[i];
-  r.status = layer_status::optimal;
-} else if (res == z3::unsat) {
-  r.status = layer_status::unsat;
-  r.message =
-      fmt("%s (%s): no tiling fits the L1 budget of %d bytes; the smallest L1 budget "
-          "that would work is %d bytes",
-          who.c_str(), op_name(l.kind), P.l1_budget, r.l1_needed);
-} else if (o.fallback_search) {
-  const tiling_choice c = search_on_cores(P);
-  r.status = c.found ? layer_status::fallback : layer_status::unsat;
-  r.chosen = chosen_of(P, c);
-  r.message = fmt("%s: Z3 gave no answer within %u ms (%s); using the constexpr search's plan",
-                  who.c_str(), o.timeout_ms, reason_unknown(opt).c_str());
-} else {
-  r.status = layer_status::timeout;
-  r.message = fmt("%s: Z3 gave no answer within %u ms (%s)", who.c_str(), o.timeout_ms,
-                  reason_unknown(opt).c_str());
-}
-return r;
+  t0 = std::chrono::steady_clock::now();
+  z3::context ctx;
+  z3::optimize opt(ctx);
+  z3::params prm(ctx);
+  prm.set("timeout", o.timeout_ms);
+  opt.set(prm);
+  // One indicator per candidate; exactly one chosen; its L1 bytes within the budget.
+  z3::expr_vector pick(ctx);
+  z3::expr one = ctx.int_val(0), bytes = ctx.int_val(0), cycles = ctx.int_val(0),
+           rank = ctx.int_val(0);
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    const candidate& c = cands[i];
+    z3::expr b = ctx.bool_const(("t" + std::to_string(i)).c_str());
+    pick.push_back(b);
+    one = one + z3::ite(b, ctx.int_val(1), ctx.int_val(0));
+    bytes = bytes + z3::ite(b, ctx.int_val(c.l1), ctx.int_val(0));
+    cycles = cycles + z3::ite(b, ctx.int_val(static_cast<int64_t>(c.cycles)), ctx.int_val(0));
+    rank = rank + z3::ite(b, ctx.int_val(static_cast<int64_t>(c.rank)), ctx.int_val(0));
+  }
+  opt.add(one == 1);
+  opt.add(bytes <= P.l1_budget);
+  // Lexicographic: fewest cycles, then the first in the search's order.
+  opt.minimize(cycles);
+  opt.minimize(rank);
+  const z3::check_result res = opt.check();
+  r.z3_seconds = since(t0);
+  const std::string who = "layer " + std::to_string(l.index) + " '" + l.name + "'";
+  if (res == z3::sat) {
+    const z3::model m = opt.get_model();
+    for (std::size_t i = 0; i < cands.size(); ++i)
+      if (m.eval(pick[static_cast<unsigned>(i)], true).is_true()) r.chosen = cands[i];
+    r.status = layer_status::optimal;
+  } else if (res == z3::unsat) {
+    r.status = layer_status::unsat;
+    r.message =
+        fmt("%s (%s): no tiling fits the L1 budget of %d bytes; the smallest L1 budget "
+            "that would work is %d bytes",
+            who.c_str(), op_name(l.kind), P.l1_budget, r.l1_needed);
+  } else if (o.fallback_search) {
+    const tiling_choice c = search_on_cores(P);
+    r.status = c.found ? layer_status::fallback : layer_status::unsat;
+    r.chosen = chosen_of(P, c);
+    r.message = fmt("%s: Z3 gave no answer within %u ms (%s); using the constexpr search's plan",
+                    who.c_str(), o.timeout_ms, reason_unknown(opt).c_str());
+  } else {
+    r.status = layer_status::timeout;
+    r.message = fmt("%s: Z3 gave no answer within %u ms (%s)", who.c_str(), o.timeout_ms,
+                    reason_unknown(opt).c_str());
+  }
+  return r;
 }
 
 network_solution solve_network(const problem_set& s, const solve_options& o) {
@@ -520,9 +519,7 @@ std::string header_text(const problem_set& s, const std::vector<header_row>& row
     h += fmt("      {%s, %d, %d, %d, %d, %d, %d, %d, {%s, %d, %d}, %" PRId64 ", %d, %d},",
              kind_enum(l.kind).c_str(), l.out.h, l.out.w, l.out.c, l.in.c, c.tc, c.th, c.tw,
              split_enum(c.split.kind), c.split.v, c.split.k, c.cycles, c.tk, c.cores);
-    h += " // " + std::to_string(i) + " " + c_comment(l.name) + ": " + rows[i].note +
-         "
-         ";
+    h += " // " + std::to_string(i) + " " + c_comment(l.name) + ": " + rows[i].note + "\n";
   }
   h += "  };\n";
   if (l3 != nullptr) {

@@ -3,7 +3,8 @@
 // with `.insn` because LLVM 19 lacks xcvhwlp. `cv.setup L, rs1, uimm` (CV32E40P v2) is
 // opcode 0x2B (custom-1), funct3 4, bits [11:8] = 0111 and bit 7 = L, so loop 0 is written
 // `.insn i 0x2B, 4, x14, rs1, uimm`; the loop starts after it and ends (first instruction
-// after the body) at pc + 2 * uimm. A body is 32-bit instructions only (`.option norvc`),
+// after the body) at pc + 4 * uimm (uimm counts words: CV32E40P v1.8 decodes it as uimm << 2,
+// checked on its RTL). A body is 32-bit instructions only (`.option norvc`),
 // 4-byte aligned, at least 3 instructions, no branches.
 #pragma once
 
@@ -82,7 +83,7 @@ inline void copy_words(void* d, const void* s, int n) {
         ".balign 4\n"
         ".option push\n"
         ".option norvc\n"
-        ".insn i 0x2B, 4, x14, %[n], 10\n"
+        ".insn i 0x2B, 4, x14, %[n], 5\n"
         "cv.lw %[x], (%[s]), 4\n"
         "cv.lw %[y], (%[s]), 4\n"
         "cv.sw %[x], (%[d]), 4\n"
@@ -167,7 +168,7 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
       ".balign 4\n"
       ".option push\n"
       ".option norvc\n"
-      ".insn i 0x2B, 4, x14, %[n], 30\n" CTILE_COREV_4X2(cv.sdotusp.b) ".option pop\n"
+      ".insn i 0x2B, 4, x14, %[n], 15\n" CTILE_COREV_4X2(cv.sdotusp.b) ".option pop\n"
       : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [s4] "+r"(s4), [s5] "+r"(s5),
         [s6] "+r"(s6), [s7] "+r"(s7), [a0] "+r"(a0), [a1] "+r"(a1), [w0] "+r"(w0), [w1] "+r"(w1),
         [w2] "+r"(w2), [w3] "+r"(w3), [x0] "=&r"(x0), [x1] "=&r"(x1), [y0] "=&r"(y0), [y1] "=&r"(y1)
@@ -251,7 +252,7 @@ template <int Kind, bool Clip, bool Bias, bool BN>
       CTILE_COREV_4X4_B(cv.dotusp.b)
       "addi %[y0], %[y0], -1\n"
       "cv.beqimm %[y0], 0, 1f\n"
-      ".insn i 0x2B, 4, x14, %[y0], 50\n"
+      ".insn i 0x2B, 4, x14, %[y0], 25\n"
       CTILE_COREV_4X4_A(cv.sdotusp.b)
       CTILE_COREV_4X4_B(cv.sdotusp.b)
       "1:\n"
@@ -321,15 +322,15 @@ template <int Kind, bool Clip, bool Bias, bool BN>
       CTILE_COREV_4X2(cv.dotusp.b)
       "addi %[x0], %[n], -1\n"
       "cv.beqimm %[x0], 0, 2f\n"
-      ".insn i 0x2B, 4, x14, %[x0], 30\n"
+      ".insn i 0x2B, 4, x14, %[x0], 15\n"
       CTILE_COREV_4X2(cv.sdotusp.b)
       "2:\n"
       "lw %[x0], 12(%[g])\n"
       "add %[a0], %[a0], %[sk]\n"
       "add %[a1], %[a1], %[sk]\n"
       "cv.beqimm %[x0], 0, 1f\n"
-      ".insn i 0x2B, 4, x15, %[x0], 36\n"
-      ".insn i 0x2B, 4, x14, %[n], 30\n"
+      ".insn i 0x2B, 4, x15, %[x0], 18\n"
+      ".insn i 0x2B, 4, x14, %[n], 15\n"
       CTILE_COREV_4X2(cv.sdotusp.b)
       "add %[a0], %[a0], %[sk]\n"
       "add %[a1], %[a1], %[sk]\n"
@@ -449,7 +450,7 @@ template <int Kind, bool Clip, bool BN>
       : [p] "+r"(p), [o] "+r"(o), [r0] "+r"(r0), [r1] "+r"(r1), [r2] "=&r"(r2), [acc] "=&r"(acc)
       : [n3] "r"(n3), [wi] "r"(wi), [os] "r"(os), [f0] "r"(f0), [f1] "r"(f1), [f2] "r"(f2),
         [b] "r"(q.bias), [kf] "r"(q.kappa), [lf] "r"(q.lambda), [thi] "r"(q.t_hi), [mul] "r"(q.mul),
-        [sh] "r"(q.shift), [hi] "r"(q.hi), [end] "i"(2 + 2 * 3 * per), [bn] "i"(BN ? 1 : 0),
+        [sh] "r"(q.shift), [hi] "r"(q.hi), [end] "i"(1 + 3 * per), [bn] "i"(BN ? 1 : 0),
         [kind] "i"(Kind), [clip] "i"(Clip ? 1 : 0)
       : "memory");
 }
@@ -481,8 +482,8 @@ template <int Kind, bool Clip, bool BN>
       : [n3] "r"(n3), [cols] "r"(cols), [wi] "r"(wi), [os] "r"(os), [pstep] "r"(pstep),
         [ostep_col] "r"(ostep_col), [f0] "r"(f0), [f1] "r"(f1), [f2] "r"(f2), [b] "r"(q.bias),
         [kf] "r"(q.kappa), [lf] "r"(q.lambda), [thi] "r"(q.t_hi), [mul] "r"(q.mul),
-        [sh] "r"(q.shift), [hi] "r"(q.hi), [end0] "i"(2 + 2 * 3 * per),
-        [end1] "i"(2 + 2 * (5 + 3 * per)), [bn] "i"(BN ? 1 : 0), [kind] "i"(Kind),
+        [sh] "r"(q.shift), [hi] "r"(q.hi), [end0] "i"(1 + 3 * per),
+        [end1] "i"(1 + 5 + 3 * per), [bn] "i"(BN ? 1 : 0), [kind] "i"(Kind),
         [clip] "i"(Clip ? 1 : 0)
       : "memory");
 }
@@ -554,7 +555,7 @@ template <int Kind, bool Clip, bool BN, bool Bias>
         [f1] "=&r"(f1), [f2] "=&r"(f2), [b] "=&r"(b), [kf] "=&r"(kf), [lf] "=&r"(lf)
       : [nch] "r"(c.channels), [n3] "r"(c.n3), [wi] "r"(c.wi), [os] "r"(c.os), [pch] "r"(c.pch),
         [och] "r"(c.och), [thi] "r"(q.t_hi), [mul] "r"(q.mul), [sh] "r"(q.shift), [hi] "r"(q.hi),
-        [end0] "i"(2 + 2 * 3 * per), [end1] "i"(2 + 2 * (head + 3 * per + 2)), [bn] "i"(BN ? 1 : 0),
+        [end0] "i"(1 + 3 * per), [end1] "i"(1 + head + 3 * per + 2), [bn] "i"(BN ? 1 : 0),
         [kind] "i"(Kind), [clip] "i"(Clip ? 1 : 0), [bias] "i"(Bias ? 1 : 0)
       : "memory");
 }
@@ -568,7 +569,7 @@ inline void mm4x1(const std::uint8_t* a0, const std::int8_t* w0, const std::int8
       ".balign 4\n"
       ".option push\n"
       ".option norvc\n"
-      ".insn i 0x2B, 4, x14, %[n], 20\n"
+      ".insn i 0x2B, 4, x14, %[n], 10\n"
       "cv.lw %[x0], (%[a0]), 4\n"
       "cv.lw %[y0], (%[w0]), 4\n"
       "cv.lw %[y1], (%[w1]), 4\n"
@@ -594,7 +595,7 @@ inline std::int32_t dot(const std::uint8_t* a, const std::int8_t* w, int words, 
       ".balign 4\n"
       ".option push\n"
       ".option norvc\n"
-      ".insn i 0x2B, 4, x14, %[n], 8\n"
+      ".insn i 0x2B, 4, x14, %[n], 4\n"
       "cv.lw %[x], (%[a]), 4\n"
       "cv.lw %[y], (%[w]), 4\n"
       "cv.sdotusp.b %[s], %[x], %[y]\n"
