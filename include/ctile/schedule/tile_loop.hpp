@@ -53,6 +53,15 @@ class dma_slot {
     if (issued_ - done_ == Ring) e.wait(h_[done_++ % Ring]);
     start_piece(e, d, p, l1, l2, h_[issued_++ % Ring]);
   }
+  /// Starts one 2-D command known to respect E::limits (the caller checked them).
+  [[gnu::always_inline]] void start_2d(E& e, hal::dma_dir d, void* l1, void* l2,
+                                       std::uint32_t bytes, std::uint32_t line,
+                                       std::uint32_t stride) {
+    if (issued_ - done_ == Ring) e.wait(h_[done_++ % Ring]);
+    e.copy_2d(d, l1, l2, bytes, line, stride, h_[issued_++ % Ring]);
+  }
+  /// Whether commands were started since the last wait.
+  [[nodiscard]] bool busy() const { return issued_ != done_; }
   /// Waits for every command started since the last wait (a no-op when there is none).
   [[gnu::always_inline]] void wait(E& e) {
     while (done_ < issued_) e.wait(h_[done_++ % Ring]);
@@ -112,6 +121,83 @@ template <hal::dma_engine E, int Ring>
       issue(dma_transfer::strided(d, u(cols), u(chunk), u(pixel_stride)), l1 + r * cols * chunk,
             l2m + static_cast<std::ptrdiff_t>(r) * row_stride);
   }
+}
+
+/// The most cores that program DMA commands in parallel (GAP-8's cluster: 8, each with its own
+/// command queue); larger teams leave their extra cores out of the marshalling.
+inline constexpr int max_dma_cores = 8;
+
+/// The HWC -> CHW marshalling of a depthwise input tile, as the commands that program it:
+/// channel `ch` of a box of `rows` x `cols` pixels (pixels `pixel`, rows `row` bytes apart in
+/// L2, one byte per channel) goes to the plane at `l1 + ch * rows * cols`. When the box spans
+/// whole rows a channel is one 2-D command of `rows * cols` one-byte lines, else one command
+/// per row; `direct` says that such a command is within the DMA's limits, checked here once
+/// for all of them, so they are programmed without splitting.
+struct chw_job {
+  std::uint8_t* l1 = nullptr;
+  const std::uint8_t* l2 = nullptr;
+  int channels = 0;  ///< 0: nothing to marshal
+  int rows = 0, cols = 0, pixel = 0, row = 0;
+  int plane = 0;        ///< bytes of a channel's plane in L1
+  int n = 0;            ///< bytes (one-byte lines) per command
+  int per_channel = 0;  ///< commands per channel
+  bool direct = false;
+};
+
+template <hal::dma_engine E>
+[[gnu::always_inline]] inline chw_job make_chw_job(std::uint8_t* l1, const std::uint8_t* l2,
+                                                   int channels, int rows, int cols, int pixel,
+                                                   int row) {
+  constexpr hal::dma_limits lim = E::limits;
+  chw_job j{l1, l2, channels, rows, cols, pixel, row};
+  j.plane = rows * cols;
+  const bool whole_rows = cols * pixel == row || rows == 1;
+  j.n = whole_rows ? j.plane : cols;
+  j.per_channel = whole_rows ? 1 : rows;
+  const auto u = [](int v) { return static_cast<std::uint32_t>(v); };
+  j.direct = lim.has_2d && j.n > 1 && u(j.n) <= lim.max_command_bytes &&
+             u(j.n) <= lim.length_field_max && u(pixel) <= lim.max_stride;
+  return j;
+}
+
+/// Starts the commands of channels `first`, `first + step`, ... of a marshalling job in
+/// `slot`: `step` cores, each with its own slot, share a job this way. Commands outside the
+/// direct case go through copy_box and its splitting.
+template <hal::dma_engine E, int Ring>
+[[gnu::always_inline]] inline void program_chw(E& e, dma_slot<E, Ring>& slot, const chw_job& j,
+                                               int first, int step) {
+  auto* b = const_cast<std::uint8_t*>(j.l2) + first;  // read-only: the DMA reads L2
+  std::uint8_t* a = j.l1 + first * j.plane;
+  const int da = step * j.plane;
+  if (j.direct) {
+    const auto n = static_cast<std::uint32_t>(j.n);
+    const auto pixel = static_cast<std::uint32_t>(j.pixel);
+    if (j.per_channel == 1) {
+      for (int ch = first; ch < j.channels; ch += step, a += da, b += step)
+        slot.start_2d(e, hal::dma_dir::l2_to_l1, a, b, n, 1, pixel);
+      return;
+    }
+    for (int ch = first; ch < j.channels; ch += step, a += da, b += step) {
+      std::uint8_t* ar = a;
+      std::uint8_t* br = b;
+      for (int k = 0; k < j.per_channel; ++k, ar += j.n, br += j.row)
+        slot.start_2d(e, hal::dma_dir::l2_to_l1, ar, br, n, 1, pixel);
+    }
+    return;
+  }
+  for (int ch = first; ch < j.channels; ch += step, a += da, b += step)
+    copy_box(e, slot, hal::dma_dir::l2_to_l1, a, b, j.rows, j.cols, 1, j.pixel, j.row);
+}
+
+/// This core's share of a marshalling job, inside a fork of the cluster: core i of a team of
+/// t programs channels i, i + t, ... in its own slot (slots[i]); cores past max_dma_cores none.
+template <hal::dma_engine E, class Cluster>
+[[gnu::always_inline]] inline void program_chw_share(E& e, Cluster& cl,
+                                                     dma_slot<E, 1> (&slots)[max_dma_cores],
+                                                     const chw_job& j, int core) {
+  const int team = cl.cores();
+  const int step = team < max_dma_cores ? team : max_dma_cores;
+  if (core < step) program_chw(e, slots[core], j, core, step);
 }
 
 /// Bytes of int8 weights per output channel of a layer.
@@ -176,6 +262,9 @@ template <class Env>
 
   dma_slot<E> xs[2], x2s[2], ys[2];
   dma_slot<E, 4> ws[2];
+  // Depthwise: the marshalling commands the cores program during the previous tile's kernel,
+  // one command in flight per core (8 cores, 8 of the DMA's counters).
+  dma_slot<E, 1> xc[2][max_dma_cores];
   int x_key_in[2] = {-1, -1};
   int w_key_in[2] = {-1, -1};
   int xb = 0, wb = 0, yb = 0;
@@ -183,6 +272,14 @@ template <class Env>
   const bool w_dual = P.l1.w[0] != P.l1.w[1];
   const bool y_dual = P.l1.y[0] != P.l1.y[1];
 
+  // A depthwise input tile's marshalling: its channels' box in L2 (HWC) to planes in L1 (CHW).
+  const auto chw_of = [&](const tile_region& r, int b) CTILE_INLINE {
+    const std::size_t origin = static_cast<std::size_t>(r.y.in_begin - v.x_row0) * L.in.w * L.in.c +
+                               static_cast<std::size_t>(r.x.in_begin) * L.in.c +
+                               static_cast<std::size_t>(r.cin_begin);
+    return make_chw_job<E>(l1 + P.l1.x[b], v.x + origin, r.cin_size, r.y.in_size, r.x.in_size,
+                           L.in.c, L.in.w * L.in.c);
+  };
   const auto load_x = [&](coord c, const tile_region& r, int b) CTILE_INLINE {
     x_key_in[b] = x_key(c);
     const int pixel = L.in.c;
@@ -195,11 +292,10 @@ template <class Env>
     const std::size_t col = static_cast<std::size_t>(r.x.in_begin) * pixel + r.cin_begin;
     const std::size_t origin = static_cast<std::size_t>(r.y.in_begin - v.x_row0) * row + col;
     const std::size_t origin2 = static_cast<std::size_t>(r.y.in_begin - v.x2_row0) * row + col;
-    if (chw_input) {  // HWC in L2 -> CHW in L1, one strided transfer per channel
-      const int plane = r.y.in_size * r.x.in_size;
-      for (int ch = 0; ch < r.cin_size; ++ch)
-        copy_box(dma, xs[b], dma_dir::l2_to_l1, l1 + P.l1.x[b] + ch * plane, v.x + origin + ch,
-                 r.y.in_size, r.x.in_size, 1, pixel, row);
+    if (chw_input) {  // HWC in L2 -> CHW in L1, programmed by the cores, each its share
+      const chw_job j = chw_of(r, b);
+      env.cluster.fork(env.cores(),
+                       [&](int core) { program_chw_share(dma, env.cluster, xc[b], j, core); });
       return;
     }
     copy_box(dma, xs[b], dma_dir::l2_to_l1, l1 + P.l1.x[b], v.x + origin, r.y.in_size, r.x.in_size,
@@ -227,6 +323,16 @@ template <class Env>
   };
 
   if (total <= 0) return;
+  // The kernel arguments every tile shares, set once; the loop sets the tile's own.
+  kernels::tile_args a;
+  a.kh = is_linear ? 1 : L.kernel.h, a.kw = is_linear ? 1 : L.kernel.w;
+  a.sh = is_linear ? 1 : L.stride.h, a.sw = is_linear ? 1 : L.stride.w;
+  a.quant = q;
+  a.scale0 = L.in_scale[0];
+  a.scale1 = L.in_scale[1];
+  a.scratch = l1 + P.l1.scratch;
+  a.cores = env.cores();
+  a.split = P.split;
   coord c{ic0, iy0, 0};
   tile_region r = tile_of(L, tile, c.iy, c.ix, c.ic);
   load_x(c, r, 0);
@@ -249,19 +355,30 @@ template <class Env>
     }
     xs[xb].wait(dma);
     x2s[xb].wait(dma);
+    if (chw_input)
+      for (auto& s : xc[xb]) s.wait(dma);
     ws[wb].wait(dma);
-    // Prefetch the next tile's input and weights into the other buffers.
+    // Prefetch the next tile's input and weights into the other buffers. A depthwise input is
+    // marshalled by the cores themselves, each its share of the channels, as the kernel's fork
+    // starts: the per-channel commands cost the cluster 1/cores of their programming time.
     const coord n = after(c);
     tile_region rn{};
+    chw_job next{};
     if (t + 1 < total) {
       rn = tile_of(L, tile, n.iy, n.ix, n.ic);
-      if (x_dual && x_key(n) != x_key(c)) load_x(n, rn, 1 - xb);
+      if (x_dual && x_key(n) != x_key(c)) {
+        if (chw_input) {
+          x_key_in[1 - xb] = x_key(n);
+          next = chw_of(rn, 1 - xb);
+        } else {
+          load_x(n, rn, 1 - xb);
+        }
+      }
       if (w_dual && n.ic != c.ic) load_w(n.ic, 1 - wb);
     }
     // The output buffer is free once its previous transfer to L2 is done.
     ys[yb].wait(dma);
 
-    kernels::tile_args a;
     a.in = l1 + P.l1.x[xb];
     a.in2 = L.kind == op::add ? l1 + P.l1.x2[xb] : nullptr;
     a.h_in = is_linear ? L.in.h : r.y.in_size;
@@ -269,8 +386,6 @@ template <class Env>
     a.c_in = r.cin_size;
     a.out = l1 + P.l1.y[yb];
     a.h_out = r.y.out_size, a.w_out = r.x.out_size, a.c_out = r.c_size;
-    a.kh = is_linear ? 1 : L.kernel.h, a.kw = is_linear ? 1 : L.kernel.w;
-    a.sh = is_linear ? 1 : L.stride.h, a.sw = is_linear ? 1 : L.stride.w;
     const padding pad = r.pad();
     a.pad_t = pad.t, a.pad_b = pad.b, a.pad_l = pad.l, a.pad_r = pad.r;
     if (L.has_weights()) {
@@ -282,12 +397,6 @@ template <class Env>
       a.kappa = param(klo.kappa);
       a.lambda = param(klo.lambda);
     }
-    a.quant = q;
-    a.scale0 = L.in_scale[0];
-    a.scale1 = L.in_scale[1];
-    a.scratch = l1 + P.l1.scratch;
-    a.cores = env.cores();
-    a.split = P.split;
     const int in_bytes =
         is_linear ? static_cast<int>(L.in.elements()) : r.y.in_size * r.x.in_size * r.cin_size;
     const int out_bytes = r.y.out_size * r.x.out_size * r.c_size * ebytes;
@@ -296,10 +405,12 @@ template <class Env>
       [[maybe_unused]] auto reading = env.reading(a.in, in_bytes);
       [[maybe_unused]] auto reading2 = env.reading(a.in2, a.in2 != nullptr ? in_bytes : 0);
       [[maybe_unused]] auto writing = env.writing(a.out, out_bytes);
+      auto& next_slots = xc[1 - xb];
       env.cluster.fork(a.cores, [&](int core) {
+        if (next.channels > 0) program_chw_share(dma, env.cluster, next_slots, next, core);
         kernels::tile_args mine = a;
         mine.core = core;
-        kernels::run(kk, mine);
+        env.run_kernel(kk, mine);
       });
     }
     // Send the tile's output to L2.
