@@ -49,6 +49,8 @@ struct l2_operands {
 template <hal::dma_engine E, int Ring = 2>
 class dma_slot {
  public:
+  // The counters run on (unsigned, wrapping); only their difference and their values modulo
+  // the ring's size matter.
   [[gnu::always_inline]] void start(E& e, hal::dma_dir d, const dma_piece& p, void* l1, void* l2) {
     if (issued_ - done_ == Ring) e.wait(h_[done_++ % Ring]);
     start_piece(e, d, p, l1, l2, h_[issued_++ % Ring]);
@@ -64,14 +66,14 @@ class dma_slot {
   [[nodiscard]] bool busy() const { return issued_ != done_; }
   /// Waits for every command started since the last wait (a no-op when there is none).
   [[gnu::always_inline]] void wait(E& e) {
-    while (done_ < issued_) e.wait(h_[done_++ % Ring]);
-    issued_ = done_ = 0;
+    while (done_ != issued_) e.wait(h_[done_++ % Ring]);
   }
 
  private:
+  static_assert(Ring > 0 && (Ring & (Ring - 1)) == 0, "A DMA slot's ring size is a power of 2.");
   typename E::handle h_[Ring]{};
-  int issued_ = 0;
-  int done_ = 0;
+  unsigned issued_ = 0;
+  unsigned done_ = 0;
 };
 
 /// Starts one transfer: directly when it is one command (most are), split otherwise.
@@ -134,14 +136,14 @@ inline constexpr int max_dma_cores = 8;
 /// per row; `direct` says that such a command is within the DMA's limits, checked here once
 /// for all of them, so they are programmed without splitting.
 struct chw_job {
-  std::uint8_t* l1 = nullptr;
-  const std::uint8_t* l2 = nullptr;
-  int channels = 0;  ///< 0: nothing to marshal
-  int rows = 0, cols = 0, pixel = 0, row = 0;
-  int plane = 0;        ///< bytes of a channel's plane in L1
-  int n = 0;            ///< bytes (one-byte lines) per command
-  int per_channel = 0;  ///< commands per channel
-  bool direct = false;
+  std::uint8_t* l1;
+  const std::uint8_t* l2;
+  int channels;
+  int rows, cols, pixel, row;
+  int plane;        ///< bytes of a channel's plane in L1
+  int n;            ///< bytes (one-byte lines) per command
+  int per_channel;  ///< commands per channel
+  bool direct;
 };
 
 template <hal::dma_engine E>
@@ -149,7 +151,7 @@ template <hal::dma_engine E>
                                                    int channels, int rows, int cols, int pixel,
                                                    int row) {
   constexpr hal::dma_limits lim = E::limits;
-  chw_job j{l1, l2, channels, rows, cols, pixel, row};
+  chw_job j{l1, l2, channels, rows, cols, pixel, row, 0, 0, 0, false};
   j.plane = rows * cols;
   const bool whole_rows = cols * pixel == row || rows == 1;
   j.n = whole_rows ? j.plane : cols;
@@ -243,22 +245,25 @@ template <class Env>
   const int wpc = weights_per_channel(L);
   const kl_offsets klo = kl_layout(L, P.tile_c);
 
+  // A tile and what its input buffer holds (`xk`): the same for every channel tile of a conv
+  // or linear layer (the whole input depth is read), per channel tile otherwise; numbered in
+  // loop order, so that the next tile's follows without multiplications.
   struct coord {
-    int ic, iy, ix;
+    int ic, iy, ix, xk;
   };
   // The tile after `c` in loop order (columns fastest, then rows, then channel tiles).
   const auto after = [&](coord c) CTILE_INLINE {
+    ++c.xk;
     if (++c.ix == nx) {
       c.ix = 0;
-      if (++c.iy == iy1) c.iy = iy0, ++c.ic;
+      if (++c.iy == iy1) {
+        c.iy = iy0, ++c.ic;
+        if (!channelwise) c.xk = 0;
+      }
     }
     return c;
   };
-  // What a tile's input buffer holds: the same for every channel tile of a conv or linear
-  // layer (the whole input depth is read), per channel tile otherwise.
-  const auto x_key = [&](coord c) CTILE_INLINE {
-    return ((channelwise ? c.ic : 0) * ny + c.iy) * nx + c.ix;
-  };
+  const auto x_key = [](coord c) CTILE_INLINE { return c.xk; };
 
   dma_slot<E> xs[2], x2s[2], ys[2];
   dma_slot<E, 4> ws[2];
@@ -333,11 +338,16 @@ template <class Env>
   a.scratch = l1 + P.l1.scratch;
   a.cores = env.cores();
   a.split = P.split;
-  coord c{ic0, iy0, 0};
-  tile_region r = tile_of(L, tile, c.iy, c.ix, c.ic);
-  load_x(c, r, 0);
+  coord c{ic0, iy0, 0, 0};
+  // This tile's and the next tile's geometry, in two places that swap roles.
+  tile_region regions[2];
+  tile_region* rp = &regions[0];
+  tile_region* rnp = &regions[1];
+  *rp = tile_of(L, tile, c.iy, c.ix, c.ic);
+  load_x(c, *rp, 0);
   load_w(c.ic, 0);
   for (int t = 0; t < total; ++t) {
+    const tile_region& r = *rp;
     // This tile's input and weights: prefetched into a buffer, or loaded now.
     if (x_key_in[xb] != x_key(c)) {
       if (x_dual && x_key_in[1 - xb] == x_key(c)) {
@@ -354,22 +364,25 @@ template <class Env>
       }
     }
     xs[xb].wait(dma);
-    x2s[xb].wait(dma);
+    if (L.kind == op::add) x2s[xb].wait(dma);
     if (chw_input)
       for (auto& s : xc[xb]) s.wait(dma);
     ws[wb].wait(dma);
     // Prefetch the next tile's input and weights into the other buffers. A depthwise input is
     // marshalled by the cores themselves, each its share of the channels, as the kernel's fork
     // starts: the per-channel commands cost the cluster 1/cores of their programming time.
+    // (Past the last tile `n` and `rn` describe no tile and go unused.)
     const coord n = after(c);
-    tile_region rn{};
-    chw_job next{};
+    tile_region& rn = *rnp;
+    rn = tile_of(L, tile, n.iy, n.ix, n.ic);
+    chw_job next_job;
+    const chw_job* next = nullptr;
     if (t + 1 < total) {
-      rn = tile_of(L, tile, n.iy, n.ix, n.ic);
       if (x_dual && x_key(n) != x_key(c)) {
         if (chw_input) {
           x_key_in[1 - xb] = x_key(n);
-          next = chw_of(rn, 1 - xb);
+          next_job = chw_of(rn, 1 - xb);
+          next = &next_job;
         } else {
           load_x(n, rn, 1 - xb);
         }
@@ -407,7 +420,7 @@ template <class Env>
       [[maybe_unused]] auto writing = env.writing(a.out, out_bytes);
       auto& next_slots = xc[1 - xb];
       env.cluster.fork(a.cores, [&](int core) {
-        if (next.channels > 0) program_chw_share(dma, env.cluster, next_slots, next, core);
+        if (next != nullptr) program_chw_share(dma, env.cluster, next_slots, *next, core);
         kernels::tile_args mine = a;
         mine.core = core;
         env.run_kernel(kk, mine);
@@ -422,7 +435,9 @@ template <class Env>
              r.c_size * ebytes, pixel, L.out.w * pixel);
     if (y_dual) yb = 1 - yb;
     c = n;
-    r = rn;
+    tile_region* const done = rp;
+    rp = rnp;
+    rnp = done;
   }
   ys[0].wait(dma);
   ys[1].wait(dma);
