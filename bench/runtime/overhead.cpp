@@ -139,6 +139,9 @@ int main() {
   std::printf("%-4s %-8s %7s %9s %11s %10s %9s\n", "#", "kind", "tiles", "commands", "instr/tile",
               "compute", "overhead");
   std::uint64_t total_instr = 0, total_compute = 0;
+  // Per layer kind: conv (standard and pointwise), depthwise, the others.
+  const char* kind_names[3] = {"conv", "depthwise", "other"};
+  std::uint64_t kind_instr[3] = {}, kind_compute[3] = {};
   for (std::size_t i = 1; i < Net::size; ++i) {
     const layer& l = Net::layers[i];
     const layer_plan& p = plan.layers[i];
@@ -165,7 +168,16 @@ int main() {
                 static_cast<long long>(p.l1_cycles), share);
     total_instr += instr;
     total_compute += static_cast<std::uint64_t>(p.l1_cycles);
+    const int k = l.kind == op::conv ? 0 : l.kind == op::depthwise ? 1 : 2;
+    kind_instr[k] += instr;
+    kind_compute[k] += static_cast<std::uint64_t>(p.l1_cycles);
   }
+  for (int k = 0; k < 3; ++k)
+    std::printf(
+        "%-9s: %llu overhead instructions, %llu modeled cycles: %.2f%%\n", kind_names[k],
+        static_cast<unsigned long long>(kind_instr[k]),
+        static_cast<unsigned long long>(kind_compute[k]),
+        kind_compute[k] > 0 ? 100.0 * static_cast<double>(kind_instr[k]) / kind_compute[k] : 0.0);
   std::printf("total: %llu overhead instructions, %llu modeled cycles: %.2f%%\n",
               static_cast<unsigned long long>(total_instr),
               static_cast<unsigned long long>(total_compute),

@@ -338,6 +338,18 @@ template <class Env>
   a.scratch = l1 + P.l1.scratch;
   a.cores = env.cores();
   a.split = P.split;
+  // The kernel's parameters: those in weight buffer `b` (set when the buffer changes).
+  const auto point_w = [&](int b) CTILE_INLINE {
+    if (!L.has_weights()) return;
+    a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[b]);
+    const auto param = [&](int off) CTILE_INLINE {
+      return off >= 0 ? reinterpret_cast<const std::int32_t*>(l1 + P.l1.kl[b] + off) : nullptr;
+    };
+    a.bias = param(klo.bias);
+    a.kappa = param(klo.kappa);
+    a.lambda = param(klo.lambda);
+  };
+  point_w(0);
   coord c{ic0, iy0, 0, 0};
   // This tile's and the next tile's geometry, in two places that swap roles.
   tile_region regions[2];
@@ -362,6 +374,7 @@ template <class Env>
       } else {
         load_w(c.ic, wb);
       }
+      point_w(wb);
     }
     xs[xb].wait(dma);
     if (L.kind == op::add) x2s[xb].wait(dma);
@@ -401,15 +414,6 @@ template <class Env>
     a.h_out = r.y.out_size, a.w_out = r.x.out_size, a.c_out = r.c_size;
     const padding pad = r.pad();
     a.pad_t = pad.t, a.pad_b = pad.b, a.pad_l = pad.l, a.pad_r = pad.r;
-    if (L.has_weights()) {
-      a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[wb]);
-      const auto param = [&](int off) CTILE_INLINE {
-        return off >= 0 ? reinterpret_cast<const std::int32_t*>(l1 + P.l1.kl[wb] + off) : nullptr;
-      };
-      a.bias = param(klo.bias);
-      a.kappa = param(klo.kappa);
-      a.lambda = param(klo.lambda);
-    }
     const int in_bytes =
         is_linear ? static_cast<int>(L.in.elements()) : r.y.in_size * r.x.in_size * r.cin_size;
     const int out_bytes = r.y.out_size * r.x.out_size * r.c_size * ebytes;
