@@ -76,6 +76,14 @@ class dma_slot {
   unsigned done_ = 0;
 };
 
+/// Starts the commands of a transfer split to the DMA's limits. Out of line, taking the
+/// transfer by value: the common one-command path need not keep the transfer in memory.
+template <hal::dma_engine E, int Ring>
+[[gnu::noinline]] void split_transfer(E& e, dma_slot<E, Ring>& slot, hal::dma_dir d, dma_transfer t,
+                                      std::uint8_t* a, std::uint8_t* b) {
+  for_each_piece(t, E::limits, [&](const dma_piece& p) { slot.start(e, d, p, a, b); });
+}
+
 /// Starts one transfer: directly when it is one command (most are), split otherwise.
 template <hal::dma_engine E, int Ring>
 [[gnu::always_inline]] inline void issue_transfer(E& e, dma_slot<E, Ring>& slot, hal::dma_dir d,
@@ -95,7 +103,7 @@ template <hal::dma_engine E, int Ring>
       return;
     }
   }
-  for_each_piece(t, E::limits, [&](const dma_piece& p) { slot.start(e, d, p, a, b); });
+  split_transfer(e, slot, d, t, a, b);
 }
 
 /// Copies a box of `rows` x `cols` pixels of `chunk` bytes between a packed L1 buffer and L2,
