@@ -62,8 +62,6 @@ class dma_slot {
     if (issued_ - done_ == Ring) e.wait(h_[done_++ % Ring]);
     e.copy_2d(d, l1, l2, bytes, line, stride, h_[issued_++ % Ring]);
   }
-  /// Whether commands were started since the last wait.
-  [[nodiscard]] bool busy() const { return issued_ != done_; }
   /// Waits for every command started since the last wait (a no-op when there is none).
   [[gnu::always_inline]] void wait(E& e) {
     while (done_ != issued_) e.wait(h_[done_++ % Ring]);
