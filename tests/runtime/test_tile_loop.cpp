@@ -48,12 +48,17 @@ layer_data make_data(const layer& l, std::mt19937& rng) {
 struct outcome {
   std::vector<std::int32_t> values;
   std::vector<std::string> problems;
+  std::uint32_t max_in_flight = 0;
+  std::uint64_t commands = 0;
 };
 
-// Runs the layer's loop nest with the whole input, output and weights in a simulated L2.
+// Runs the layer's loop nest with the whole input, output and weights in a simulated L2, on
+// a DMA with limits `Lim` and a cluster of `cores` cores run one at a time or as threads.
+template <hal::dma_limits Lim = hal::gap8_dma_limits>
 outcome run_tiled(const layer& l, const layer_plan& p, const layer_data& d,
                   const std::vector<std::int32_t>& x, const std::vector<std::int32_t>& x2,
-                  hal::completion mode, std::uint64_t seed, int cores) {
+                  hal::completion mode, std::uint64_t seed, int cores,
+                  hal::cluster_mode cm = hal::cluster_mode::deterministic) {
   hal::sim_memory mem({mode, seed, 0.5, false});
   const auto in_bytes = static_cast<std::size_t>(l.in.elements());
   const auto out_bytes = static_cast<std::size_t>(l.output_bytes());
@@ -77,10 +82,10 @@ outcome run_tiled(const layer& l, const layer_plan& p, const layer_data& d,
   std::copy(d.kappa.begin(), d.kappa.end(), kappa);
   std::copy(d.lambda.begin(), d.lambda.end(), lambda);
 
-  hal::host_dma dma(mem);
-  hal::host_cluster cluster(cores);
+  hal::basic_host_dma<Lim> dma(mem);
+  hal::host_cluster cluster(cores, cm);
   outcome o;
-  schedule::exec_env<hal::host_dma, hal::host_cluster, schedule::sim_checks> env{
+  schedule::exec_env<hal::basic_host_dma<Lim>, hal::host_cluster, schedule::sim_checks> env{
       dma, cluster, {&mem, &o.problems}, cores};
   schedule::l2_operands v;
   v.x = in;
@@ -97,6 +102,9 @@ outcome run_tiled(const layer& l, const layer_plan& p, const layer_data& d,
                       reinterpret_cast<std::uint8_t*>(l1.data()));
   mem.finish();
   for (const auto& viol : mem.violations()) o.problems.push_back(viol.text);
+  o.max_in_flight = mem.counters().max_in_flight;
+  o.commands = mem.counters().commands_on(hal::traffic_path::l2_to_l1) +
+               mem.counters().commands_on(hal::traffic_path::l1_to_l2);
   const std::size_t n = static_cast<std::size_t>(l.out.elements());
   o.values.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -194,6 +202,72 @@ TEST(TileLoop, LinearWithTheReductionInKTiles) {
   check_layer({input(5, 5, 33), linear(37).with_bias().raw()}, 1500, 3, 15, true);
   check_layer({input(1, 1, 1001), linear(100).bn().requantized(1, 4096)}, 2048, 8, 16, true);
   check_layer({input(3, 7, 5), linear(6).requantized(1, 300)}, 160, 1, 17, true);
+}
+
+// The depthwise input's HWC -> CHW marshalling is programmed by the cores, each its share of
+// the channels with one command in flight: on 8 and on 3 cores, run one at a time or as
+// threads, with every completion order, tiles spanning whole rows (one command per channel)
+// or not (one per channel and row), and on a DMA whose small commands force the split path.
+// Every output value matches the reference, the checker sees no violation (no command past
+// the limits, no more commands in flight than counters), and the commands are as many as
+// the marshalling needs.
+// With `tile` non-zero, the plan uses output tiles of tile.h x tile.w x tile.c instead of the
+// planner's choice.
+void check_marshalling(std::vector<layer> ls, int l1_bytes, int cores, std::uint32_t seed,
+                       shape tile = {}) {
+  ASSERT_TRUE(infer(ls).ok());
+  const layer& l = ls.back();
+  const platform plat = gap8.with_stacks(0, 0).with_l1(l1_bytes).with_cores(cores);
+  const tiling_problem prob = make_problem(l, plat);
+  const layer_plan p =
+      tile.c > 0 ? make_layer_plan(prob, tile.c, tile.h, tile.w, cost::default_split(prob))
+                 : plan_layer(l, plat);
+  ASSERT_TRUE(p.fits) << "no plan within " << l1_bytes << " bytes";
+  ASSERT_GT(p.tiles(), 2) << "the budget did not force tiling";
+  std::mt19937 rng(seed);
+  const layer_data d = make_data(l, rng);
+  std::uniform_int_distribution<int> px(0, 255);
+  std::vector<std::int32_t> x(static_cast<std::size_t>(l.in.elements()));
+  for (auto& v : x) v = px(rng);
+  const auto expected = reference::run_layer(l, d.params(), x, {});
+  // Small commands: a channel's plane (or row) of more than 6 bytes splits.
+  constexpr hal::dma_limits small{6, 65535, 32767, 32767, 16, true};
+  for (auto cm : {hal::cluster_mode::deterministic, hal::cluster_mode::threads}) {
+    for (auto mode : {hal::completion::at_wait, hal::completion::random}) {
+      for (int variant = 0; variant < 2; ++variant) {
+        const outcome o = variant == 0
+                              ? run_tiled(l, p, d, x, {}, mode, seed + 17, cores, cm)
+                              : run_tiled<small>(l, p, d, x, {}, mode, seed + 17, cores, cm);
+        SCOPED_TRACE(testing::Message()
+                     << "tiles " << p.tile_h << "x" << p.tile_w << "x" << p.tile_c << " (" << p.n_h
+                     << "x" << p.n_w << "x" << p.n_c << ") on " << cores << " cores, "
+                     << (cm == hal::cluster_mode::threads ? "threads" : "deterministic")
+                     << (variant == 1 ? ", 6-byte commands" : ""));
+        for (const auto& s : o.problems) ADD_FAILURE() << s;
+        EXPECT_LE(o.max_in_flight, 16u);
+        ASSERT_EQ(o.values.size(), expected.size());
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < expected.size(); ++i) bad += o.values[i] != expected[i];
+        EXPECT_EQ(bad, 0u);
+        // At least one command per channel of every input tile (more when tiles do not span
+        // whole rows or commands split), plus the weights' and outputs'.
+        EXPECT_GE(o.commands, static_cast<std::uint64_t>(p.n_h) * p.n_w * l.in.c);
+      }
+    }
+  }
+}
+
+TEST(TileLoop, DepthwiseMarshalledByCores) {
+  // Tiles narrower than the input (one command per channel and row), and of whole rows.
+  check_marshalling({input(15, 17, 20), depthwise(3).same().bn().requantized(1, 256)}, 36700, 8, 21,
+                    shape{5, 6, 12});
+  check_marshalling({input(15, 17, 20), depthwise(3).same().bn().requantized(1, 256)}, 2600, 8, 24);
+  // Tiles of whole rows; stride 2 and one-sided padding; fewer cores than channels per tile.
+  check_marshalling(
+      {input(16, 16, 16), depthwise(3).strides(2).padded(1, 0, 1, 0).bn().requantized(1, 128)},
+      2400, 3, 22);
+  check_marshalling({input(8, 8, 40), depthwise(3).same().with_bias().requantized(1, 64)}, 3000, 8,
+                    23);
 }
 
 TEST(TileLoop, GapBudgetsSingleTile) {

@@ -19,8 +19,11 @@ namespace ctile::hal {
 ///   e.wait(h);                                     // returns once that command completed
 ///
 /// The handle is written by the start call and must stay in place until it is waited for
-/// (PMSIS keeps the command record there). Every command must respect `E::limits`, a constant
-/// `dma_limits`; ctile/schedule/dma_split.hpp splits larger transfers at compile time.
+/// (PMSIS keeps the command record there). Every core of a cluster fork may start commands
+/// (GAP-8's cluster DMA has a command queue per core), each into handles of its own; a command
+/// may be waited for by another core once the fork has returned. Every command must respect
+/// `E::limits`, a constant `dma_limits`; ctile/schedule/dma_split.hpp splits larger transfers at
+/// compile time.
 template <class E>
 concept dma_engine = std::same_as<std::remove_cvref_t<decltype(E::limits)>, dma_limits> &&
     std::default_initializable<typename E::handle> &&

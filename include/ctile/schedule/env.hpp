@@ -7,6 +7,7 @@
 #include "ctile/hal/cluster.hpp"
 #include "ctile/hal/dma_engine.hpp"
 #include "ctile/kernels/args.hpp"
+#include "ctile/kernels/kernels.hpp"
 
 namespace ctile::schedule {
 
@@ -18,9 +19,16 @@ struct no_checks {
   static constexpr void check_tile(kernels::kernel_kind, const kernels::tile_args&, int) {}
 };
 
+/// Runs the tile kernels. A bench that counts the loop nest's own instructions puts a type
+/// whose run() does nothing in its place.
+struct tile_kernels {
+  static void run(kernels::kernel_kind k, const kernels::tile_args& a) { kernels::run(k, a); }
+};
+
 /// The DMA, the cluster, and a checker. `Checks` provides reading/writing (scoped guards held
 /// while a kernel touches a buffer) and check_tile (validates a kernel's arguments).
-template <hal::dma_engine Dma, hal::cluster Cluster, class Checks = no_checks>
+template <hal::dma_engine Dma, hal::cluster Cluster, class Checks = no_checks,
+          class Kernels = tile_kernels>
 struct exec_env {
   using dma_type = Dma;
   Dma& dma;
@@ -34,6 +42,8 @@ struct exec_env {
   void check_tile(kernels::kernel_kind k, const kernels::tile_args& a, int scratch) {
     checks.check_tile(k, a, scratch);
   }
+  /// Runs one core's part of a tile's kernel.
+  void run_kernel(kernels::kernel_kind k, const kernels::tile_args& a) { Kernels::run(k, a); }
 };
 
 }  // namespace ctile::schedule

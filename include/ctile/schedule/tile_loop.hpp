@@ -49,21 +49,38 @@ struct l2_operands {
 template <hal::dma_engine E, int Ring = 2>
 class dma_slot {
  public:
+  // The counters run on (unsigned, wrapping); only their difference and their values modulo
+  // the ring's size matter.
   [[gnu::always_inline]] void start(E& e, hal::dma_dir d, const dma_piece& p, void* l1, void* l2) {
     if (issued_ - done_ == Ring) e.wait(h_[done_++ % Ring]);
     start_piece(e, d, p, l1, l2, h_[issued_++ % Ring]);
   }
+  /// Starts one 2-D command known to respect E::limits (the caller checked them).
+  [[gnu::always_inline]] void start_2d(E& e, hal::dma_dir d, void* l1, void* l2,
+                                       std::uint32_t bytes, std::uint32_t line,
+                                       std::uint32_t stride) {
+    if (issued_ - done_ == Ring) e.wait(h_[done_++ % Ring]);
+    e.copy_2d(d, l1, l2, bytes, line, stride, h_[issued_++ % Ring]);
+  }
   /// Waits for every command started since the last wait (a no-op when there is none).
   [[gnu::always_inline]] void wait(E& e) {
-    while (done_ < issued_) e.wait(h_[done_++ % Ring]);
-    issued_ = done_ = 0;
+    while (done_ != issued_) e.wait(h_[done_++ % Ring]);
   }
 
  private:
+  static_assert(Ring > 0 && (Ring & (Ring - 1)) == 0, "A DMA slot's ring size is a power of 2.");
   typename E::handle h_[Ring]{};
-  int issued_ = 0;
-  int done_ = 0;
+  unsigned issued_ = 0;
+  unsigned done_ = 0;
 };
+
+/// Starts the commands of a transfer split to the DMA's limits. Out of line, taking the
+/// transfer by value: the common one-command path need not keep the transfer in memory.
+template <hal::dma_engine E, int Ring>
+[[gnu::noinline]] void split_transfer(E& e, dma_slot<E, Ring>& slot, hal::dma_dir d, dma_transfer t,
+                                      std::uint8_t* a, std::uint8_t* b) {
+  for_each_piece(t, E::limits, [&](const dma_piece& p) { slot.start(e, d, p, a, b); });
+}
 
 /// Starts one transfer: directly when it is one command (most are), split otherwise.
 template <hal::dma_engine E, int Ring>
@@ -84,7 +101,7 @@ template <hal::dma_engine E, int Ring>
       return;
     }
   }
-  for_each_piece(t, E::limits, [&](const dma_piece& p) { slot.start(e, d, p, a, b); });
+  split_transfer(e, slot, d, t, a, b);
 }
 
 /// Copies a box of `rows` x `cols` pixels of `chunk` bytes between a packed L1 buffer and L2,
@@ -114,6 +131,83 @@ template <hal::dma_engine E, int Ring>
   }
 }
 
+/// The most cores that program DMA commands in parallel (GAP-8's cluster: 8, each with its own
+/// command queue); larger teams leave their extra cores out of the marshalling.
+inline constexpr int max_dma_cores = 8;
+
+/// The HWC -> CHW marshalling of a depthwise input tile, as the commands that program it:
+/// channel `ch` of a box of `rows` x `cols` pixels (pixels `pixel`, rows `row` bytes apart in
+/// L2, one byte per channel) goes to the plane at `l1 + ch * rows * cols`. When the box spans
+/// whole rows a channel is one 2-D command of `rows * cols` one-byte lines, else one command
+/// per row; `direct` says that such a command is within the DMA's limits, checked here once
+/// for all of them, so they are programmed without splitting.
+struct chw_job {
+  std::uint8_t* l1;
+  const std::uint8_t* l2;
+  int channels;
+  int rows, cols, pixel, row;
+  int plane;        ///< bytes of a channel's plane in L1
+  int n;            ///< bytes (one-byte lines) per command
+  int per_channel;  ///< commands per channel
+  bool direct;
+};
+
+template <hal::dma_engine E>
+[[gnu::always_inline]] inline chw_job make_chw_job(std::uint8_t* l1, const std::uint8_t* l2,
+                                                   int channels, int rows, int cols, int pixel,
+                                                   int row) {
+  constexpr hal::dma_limits lim = E::limits;
+  chw_job j{l1, l2, channels, rows, cols, pixel, row, 0, 0, 0, false};
+  j.plane = rows * cols;
+  const bool whole_rows = cols * pixel == row || rows == 1;
+  j.n = whole_rows ? j.plane : cols;
+  j.per_channel = whole_rows ? 1 : rows;
+  const auto u = [](int v) { return static_cast<std::uint32_t>(v); };
+  j.direct = lim.has_2d && j.n > 1 && u(j.n) <= lim.max_command_bytes &&
+             u(j.n) <= lim.length_field_max && u(pixel) <= lim.max_stride;
+  return j;
+}
+
+/// Starts the commands of channels `first`, `first + step`, ... of a marshalling job in
+/// `slot`: `step` cores, each with its own slot, share a job this way. Commands outside the
+/// direct case go through copy_box and its splitting.
+template <hal::dma_engine E, int Ring>
+[[gnu::always_inline]] inline void program_chw(E& e, dma_slot<E, Ring>& slot, const chw_job& j,
+                                               int first, int step) {
+  auto* b = const_cast<std::uint8_t*>(j.l2) + first;  // read-only: the DMA reads L2
+  std::uint8_t* a = j.l1 + first * j.plane;
+  const int da = step * j.plane;
+  if (j.direct) {
+    const auto n = static_cast<std::uint32_t>(j.n);
+    const auto pixel = static_cast<std::uint32_t>(j.pixel);
+    if (j.per_channel == 1) {
+      for (int ch = first; ch < j.channels; ch += step, a += da, b += step)
+        slot.start_2d(e, hal::dma_dir::l2_to_l1, a, b, n, 1, pixel);
+      return;
+    }
+    for (int ch = first; ch < j.channels; ch += step, a += da, b += step) {
+      std::uint8_t* ar = a;
+      std::uint8_t* br = b;
+      for (int k = 0; k < j.per_channel; ++k, ar += j.n, br += j.row)
+        slot.start_2d(e, hal::dma_dir::l2_to_l1, ar, br, n, 1, pixel);
+    }
+    return;
+  }
+  for (int ch = first; ch < j.channels; ch += step, a += da, b += step)
+    copy_box(e, slot, hal::dma_dir::l2_to_l1, a, b, j.rows, j.cols, 1, j.pixel, j.row);
+}
+
+/// This core's share of a marshalling job, inside a fork of the cluster: core i of a team of
+/// t programs channels i, i + t, ... in its own slot (slots[i]); cores past max_dma_cores none.
+template <hal::dma_engine E, class Cluster>
+[[gnu::always_inline]] inline void program_chw_share(E& e, Cluster& cl,
+                                                     dma_slot<E, 1> (&slots)[max_dma_cores],
+                                                     const chw_job& j, int core) {
+  const int team = cl.cores();
+  const int step = team < max_dma_cores ? team : max_dma_cores;
+  if (core < step) program_chw(e, slots[core], j, core, step);
+}
+
 /// Bytes of int8 weights per output channel of a layer.
 constexpr int weights_per_channel(const layer& l) {
   return l.out.c > 0 ? static_cast<int>(l.weight_count() / l.out.c) : 0;
@@ -132,6 +226,23 @@ constexpr kl_offsets kl_layout(const layer& l, int tc) {
     k.lambda = k.bytes, k.bytes += 4 * tc;
   }
   return k;
+}
+
+/// Loads the per-channel parameters (bias, kappa, lambda, those the layer has) of `cn`
+/// output channels starting `rel` channels into the L2 operands, into a tile's parameter
+/// buffer `kl`.
+template <hal::dma_engine E, int Ring>
+[[gnu::always_inline]] inline void load_channel_params(E& e, dma_slot<E, Ring>& slot,
+                                                       std::uint8_t* kl, const kl_offsets& klo,
+                                                       const l2_operands& v, int rel, int cn) {
+  const auto one = [&](int off, const std::uint8_t* src) CTILE_INLINE {
+    if (off >= 0)
+      copy_box(e, slot, hal::dma_dir::l2_to_l1, kl + off, src + 4 * rel, 1, 1, 4 * cn, 4 * cn,
+               4 * cn);
+  };
+  one(klo.bias, v.bias);
+  one(klo.kappa, v.kappa);
+  one(klo.lambda, v.lambda);
 }
 
 /// The loop nest of a linear layer: output-channel tiles, and inside each the K tiles of the
@@ -181,15 +292,8 @@ template <class Env>
     copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b],
              v.w + static_cast<std::ptrdiff_t>(rel) * K + static_cast<std::ptrdiff_t>(ik) * tk, 1,
              cn, kn, K, cn * K);
-    if (ik != nk - 1) return;  // the per-channel parameters serve the last K tile only
-    const auto params = [&](int off, const std::uint8_t* src) CTILE_INLINE {
-      if (off >= 0)
-        copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.kl[b] + off, src + 4 * rel, 1, 1, 4 * cn,
-                 4 * cn, 4 * cn);
-    };
-    params(klo.bias, v.bias);
-    params(klo.kappa, v.kappa);
-    params(klo.lambda, v.lambda);
+    // The per-channel parameters serve the last K tile only.
+    if (ik == nk - 1) load_channel_params(dma, ws[b], l1 + P.l1.kl[b], klo, v, rel, cn);
   };
 
   if (total <= 0) return;
@@ -250,7 +354,7 @@ template <class Env>
       env.cluster.fork(a.cores, [&](int core) {
         kernels::tile_args mine = a;
         mine.core = core;
-        kernels::linear(mine);
+        env.run_kernel(kernels::kernel_kind::linear, mine);
       });
     }
     if (last) {  // send the channel tile's output to L2
@@ -280,7 +384,6 @@ template <class Env>
   using hal::dma_dir;
   E& dma = env.dma;
   const kernels::kernel_kind kk = kernels::kind_of(L);
-  const bool is_linear = L.kind == op::linear;
   const bool chw_input = L.kind == op::depthwise;
   const bool channelwise = L.kind != op::conv && L.kind != op::linear;
   const int ebytes = L.output_bytes_per_element();
@@ -292,25 +395,31 @@ template <class Env>
   const int wpc = weights_per_channel(L);
   const kl_offsets klo = kl_layout(L, P.tile_c);
 
+  // A tile and what its input buffer holds (`xk`): the same for every channel tile of a conv
+  // or linear layer (the whole input depth is read), per channel tile otherwise; numbered in
+  // loop order, so that the next tile's follows without multiplications.
   struct coord {
-    int ic, iy, ix;
+    int ic, iy, ix, xk;
   };
   // The tile after `c` in loop order (columns fastest, then rows, then channel tiles).
   const auto after = [&](coord c) CTILE_INLINE {
+    ++c.xk;
     if (++c.ix == nx) {
       c.ix = 0;
-      if (++c.iy == iy1) c.iy = iy0, ++c.ic;
+      if (++c.iy == iy1) {
+        c.iy = iy0, ++c.ic;
+        if (!channelwise) c.xk = 0;
+      }
     }
     return c;
   };
-  // What a tile's input buffer holds: the same for every channel tile of a conv or linear
-  // layer (the whole input depth is read), per channel tile otherwise.
-  const auto x_key = [&](coord c) CTILE_INLINE {
-    return ((channelwise ? c.ic : 0) * ny + c.iy) * nx + c.ix;
-  };
+  const auto x_key = [](coord c) CTILE_INLINE { return c.xk; };
 
   dma_slot<E> xs[2], x2s[2], ys[2];
   dma_slot<E, 4> ws[2];
+  // Depthwise: the marshalling commands the cores program during the previous tile's kernel,
+  // one command in flight per core (8 cores, 8 of the DMA's counters).
+  dma_slot<E, 1> xc[2][max_dma_cores];
   int x_key_in[2] = {-1, -1};
   int w_key_in[2] = {-1, -1};
   int xb = 0, wb = 0, yb = 0;
@@ -318,23 +427,25 @@ template <class Env>
   const bool w_dual = P.l1.w[0] != P.l1.w[1];
   const bool y_dual = P.l1.y[0] != P.l1.y[1];
 
+  // A depthwise input tile's marshalling: its channels' box in L2 (HWC) to planes in L1 (CHW).
+  const auto chw_of = [&](const tile_region& r, int b) CTILE_INLINE {
+    const std::size_t origin = static_cast<std::size_t>(r.y.in_begin - v.x_row0) * L.in.w * L.in.c +
+                               static_cast<std::size_t>(r.x.in_begin) * L.in.c +
+                               static_cast<std::size_t>(r.cin_begin);
+    return make_chw_job<E>(l1 + P.l1.x[b], v.x + origin, r.cin_size, r.y.in_size, r.x.in_size,
+                           L.in.c, L.in.w * L.in.c);
+  };
   const auto load_x = [&](coord c, const tile_region& r, int b) CTILE_INLINE {
     x_key_in[b] = x_key(c);
     const int pixel = L.in.c;
     const int row = L.in.w * pixel;
-    if (is_linear) {
-      const int n = static_cast<int>(L.in.elements());
-      copy_box(dma, xs[b], dma_dir::l2_to_l1, l1 + P.l1.x[b], v.x, 1, 1, n, n, n);
-      return;
-    }
     const std::size_t col = static_cast<std::size_t>(r.x.in_begin) * pixel + r.cin_begin;
     const std::size_t origin = static_cast<std::size_t>(r.y.in_begin - v.x_row0) * row + col;
     const std::size_t origin2 = static_cast<std::size_t>(r.y.in_begin - v.x2_row0) * row + col;
-    if (chw_input) {  // HWC in L2 -> CHW in L1, one strided transfer per channel
-      const int plane = r.y.in_size * r.x.in_size;
-      for (int ch = 0; ch < r.cin_size; ++ch)
-        copy_box(dma, xs[b], dma_dir::l2_to_l1, l1 + P.l1.x[b] + ch * plane, v.x + origin + ch,
-                 r.y.in_size, r.x.in_size, 1, pixel, row);
+    if (chw_input) {  // HWC in L2 -> CHW in L1, programmed by the cores, each its share
+      const chw_job j = chw_of(r, b);
+      env.cluster.fork(env.cores(),
+                       [&](int core) { program_chw_share(dma, env.cluster, xc[b], j, core); });
       return;
     }
     copy_box(dma, xs[b], dma_dir::l2_to_l1, l1 + P.l1.x[b], v.x + origin, r.y.in_size, r.x.in_size,
@@ -351,22 +462,42 @@ template <class Env>
     const int rel = c0 - v.w_c0;
     copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b],
              v.w + static_cast<std::ptrdiff_t>(rel) * wpc, 1, 1, cn * wpc, cn * wpc, cn * wpc);
-    const auto params = [&](int off, const std::uint8_t* src) CTILE_INLINE {
-      if (off >= 0)
-        copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.kl[b] + off, src + 4 * rel, 1, 1, 4 * cn,
-                 4 * cn, 4 * cn);
-    };
-    params(klo.bias, v.bias);
-    params(klo.kappa, v.kappa);
-    params(klo.lambda, v.lambda);
+    load_channel_params(dma, ws[b], l1 + P.l1.kl[b], klo, v, rel, cn);
   };
 
   if (total <= 0) return;
-  coord c{ic0, iy0, 0};
-  tile_region r = tile_of(L, tile, c.iy, c.ix, c.ic);
-  load_x(c, r, 0);
+  // The kernel arguments every tile shares, set once; the loop sets the tile's own.
+  kernels::tile_args a;
+  a.kh = L.kernel.h, a.kw = L.kernel.w;
+  a.sh = L.stride.h, a.sw = L.stride.w;
+  a.quant = q;
+  a.scale0 = L.in_scale[0];
+  a.scale1 = L.in_scale[1];
+  a.scratch = l1 + P.l1.scratch;
+  a.cores = env.cores();
+  a.split = P.split;
+  // The kernel's parameters: those in weight buffer `b` (set when the buffer changes).
+  const auto point_w = [&](int b) CTILE_INLINE {
+    if (!L.has_weights()) return;
+    a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[b]);
+    const auto param = [&](int off) CTILE_INLINE {
+      return off >= 0 ? reinterpret_cast<const std::int32_t*>(l1 + P.l1.kl[b] + off) : nullptr;
+    };
+    a.bias = param(klo.bias);
+    a.kappa = param(klo.kappa);
+    a.lambda = param(klo.lambda);
+  };
+  point_w(0);
+  coord c{ic0, iy0, 0, 0};
+  // This tile's and the next tile's geometry, in two places that swap roles.
+  tile_region regions[2];
+  tile_region* rp = &regions[0];
+  tile_region* rnp = &regions[1];
+  *rp = tile_of(L, tile, c.iy, c.ix, c.ic);
+  load_x(c, *rp, 0);
   load_w(c.ic, 0);
   for (int t = 0; t < total; ++t) {
+    const tile_region& r = *rp;
     // This tile's input and weights: prefetched into a buffer, or loaded now.
     if (x_key_in[xb] != x_key(c)) {
       if (x_dual && x_key_in[1 - xb] == x_key(c)) {
@@ -381,60 +512,59 @@ template <class Env>
       } else {
         load_w(c.ic, wb);
       }
+      point_w(wb);
     }
     xs[xb].wait(dma);
-    x2s[xb].wait(dma);
+    if (L.kind == op::add) x2s[xb].wait(dma);
+    if (chw_input)
+      for (auto& s : xc[xb]) s.wait(dma);
     ws[wb].wait(dma);
-    // Prefetch the next tile's input and weights into the other buffers.
+    // Prefetch the next tile's input and weights into the other buffers. A depthwise input is
+    // marshalled by the cores themselves, each its share of the channels, as the kernel's fork
+    // starts: the per-channel commands cost the cluster 1/cores of their programming time.
+    // (Past the last tile `n` and `rn` describe no tile and go unused.)
     const coord n = after(c);
-    tile_region rn{};
+    tile_region& rn = *rnp;
+    rn = tile_of(L, tile, n.iy, n.ix, n.ic);
+    chw_job next_job;
+    const chw_job* next = nullptr;
     if (t + 1 < total) {
-      rn = tile_of(L, tile, n.iy, n.ix, n.ic);
-      if (x_dual && x_key(n) != x_key(c)) load_x(n, rn, 1 - xb);
+      if (x_dual && x_key(n) != x_key(c)) {
+        if (chw_input) {
+          x_key_in[1 - xb] = x_key(n);
+          next_job = chw_of(rn, 1 - xb);
+          next = &next_job;
+        } else {
+          load_x(n, rn, 1 - xb);
+        }
+      }
       if (w_dual && n.ic != c.ic) load_w(n.ic, 1 - wb);
     }
     // The output buffer is free once its previous transfer to L2 is done.
     ys[yb].wait(dma);
 
-    kernels::tile_args a;
     a.in = l1 + P.l1.x[xb];
     a.in2 = L.kind == op::add ? l1 + P.l1.x2[xb] : nullptr;
-    a.h_in = is_linear ? L.in.h : r.y.in_size;
-    a.w_in = is_linear ? L.in.w : r.x.in_size;
+    a.h_in = r.y.in_size;
+    a.w_in = r.x.in_size;
     a.c_in = r.cin_size;
     a.out = l1 + P.l1.y[yb];
     a.h_out = r.y.out_size, a.w_out = r.x.out_size, a.c_out = r.c_size;
-    a.kh = is_linear ? 1 : L.kernel.h, a.kw = is_linear ? 1 : L.kernel.w;
-    a.sh = is_linear ? 1 : L.stride.h, a.sw = is_linear ? 1 : L.stride.w;
     const padding pad = r.pad();
     a.pad_t = pad.t, a.pad_b = pad.b, a.pad_l = pad.l, a.pad_r = pad.r;
-    if (L.has_weights()) {
-      a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[wb]);
-      const auto param = [&](int off) CTILE_INLINE {
-        return off >= 0 ? reinterpret_cast<const std::int32_t*>(l1 + P.l1.kl[wb] + off) : nullptr;
-      };
-      a.bias = param(klo.bias);
-      a.kappa = param(klo.kappa);
-      a.lambda = param(klo.lambda);
-    }
-    a.quant = q;
-    a.scale0 = L.in_scale[0];
-    a.scale1 = L.in_scale[1];
-    a.scratch = l1 + P.l1.scratch;
-    a.cores = env.cores();
-    a.split = P.split;
-    const int in_bytes =
-        is_linear ? static_cast<int>(L.in.elements()) : r.y.in_size * r.x.in_size * r.cin_size;
+    const int in_bytes = r.y.in_size * r.x.in_size * r.cin_size;
     const int out_bytes = r.y.out_size * r.x.out_size * r.c_size * ebytes;
     env.check_tile(kk, a, P.scratch_bytes);
     {
       [[maybe_unused]] auto reading = env.reading(a.in, in_bytes);
       [[maybe_unused]] auto reading2 = env.reading(a.in2, a.in2 != nullptr ? in_bytes : 0);
       [[maybe_unused]] auto writing = env.writing(a.out, out_bytes);
+      auto& next_slots = xc[1 - xb];
       env.cluster.fork(a.cores, [&](int core) {
+        if (next != nullptr) program_chw_share(dma, env.cluster, next_slots, *next, core);
         kernels::tile_args mine = a;
         mine.core = core;
-        kernels::run(kk, mine);
+        env.run_kernel(kk, mine);
       });
     }
     // Send the tile's output to L2.
@@ -446,7 +576,9 @@ template <class Env>
              r.c_size * ebytes, pixel, L.out.w * pixel);
     if (y_dual) yb = 1 - yb;
     c = n;
-    r = rn;
+    tile_region* const done = rp;
+    rp = rnp;
+    rnp = done;
   }
   ys[0].wait(dma);
   ys[1].wait(dma);
