@@ -2,24 +2,19 @@
 # Runs the CORE-V cycle programs (bench/kernels/cycles) on the CV32E40P RTL simulated with
 # Verilator and prints one line per program.
 #
-#   bench/kernels/rtl/run.sh <cv32e40p checkout> [--hwlp-halfword]
+#   bench/kernels/rtl/run.sh <cv32e40p checkout>
 #
 # <cv32e40p checkout> is a CV32E40P v1.8.x source tree (rtl/, rtl/include/, bhv/). The core is
 # built as cv32e40p_top with COREV_PULP=1, FPU=0 (tb.cpp: 1 MiB RAM at 0, grant in the request
-# cycle, response in the next one, boot address 0x80). --hwlp-halfword builds a copy of
-# cv32e40p_id_stage.sv whose cv.setup end offset is uimm << 1 instead of the RTL's uimm << 2,
-# the convention the kernels and the instruction-set simulator currently use (see
-# bench/README.md); without it the programs with hardware loops fail their check.
+# cycle, response in the next one, boot address 0x80).
 # Environment: BUILD (default build/rtl), VERILATOR (default verilator), JOBS (default 2).
 set -eu
 
 if [ $# -lt 1 ]; then
-  echo "usage: $0 <cv32e40p checkout> [--hwlp-halfword]" >&2
+  echo "usage: $0 <cv32e40p checkout>" >&2
   exit 2
 fi
 SRC=$(cd "$1" && pwd)
-HALF=0
-if [ "${2:-}" = "--hwlp-halfword" ]; then HALF=1; fi
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 BUILD=${BUILD:-$ROOT/build/rtl}
@@ -37,15 +32,6 @@ cmake --build "$BUILD/cycles-corev" -j "$JOBS" >> "$BUILD/cycles-corev.log"
 
 # RTL file list: packages first, then the core without the FPU wrapper (FPU=0).
 ID_STAGE="$SRC/rtl/cv32e40p_id_stage.sv"
-if [ "$HALF" = 1 ]; then
-  ID_STAGE="$BUILD/cv32e40p_id_stage_hwlp_halfword.sv"
-  sed 's/pc_id_i + {imm_iz_type\[29:0\], 2.b0}/pc_id_i + {imm_iz_type[30:0], 1'"'"'b0}/' \
-    "$SRC/rtl/cv32e40p_id_stage.sv" > "$ID_STAGE"
-  if cmp -s "$ID_STAGE" "$SRC/rtl/cv32e40p_id_stage.sv"; then
-    echo "run.sh: the cv.setup end offset was not found in cv32e40p_id_stage.sv" >&2
-    exit 2
-  fi
-fi
 FILES="$SRC/rtl/include/cv32e40p_apu_core_pkg.sv"
 [ -f "$SRC/rtl/include/cv32e40p_fpu_pkg.sv" ] && FILES="$FILES $SRC/rtl/include/cv32e40p_fpu_pkg.sv"
 FILES="$FILES $SRC/rtl/include/cv32e40p_pkg.sv"
@@ -70,7 +56,7 @@ endmodule
 SV
 FILES="$FILES $BUILD/fp_wrapper_unused.sv"
 
-OBJ="$BUILD/obj$([ "$HALF" = 1 ] && echo _halfword)"
+OBJ="$BUILD/obj"
 # shellcheck disable=SC2086
 "$VERILATOR" --cc --exe --build -j "$JOBS" -O3 --x-assign fast --x-initial fast --no-timing \
   -Wno-fatal -Wno-lint -Wno-style -Wno-MULTIDRIVEN -Wno-UNOPTFLAT -Wno-COMBDLY \
