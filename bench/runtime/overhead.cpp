@@ -123,7 +123,8 @@ void run_static(std::size_t i, Env& env, const schedule::l2_operands& v, std::ui
                    env, kernels::requant_plan{}, v, l1)
              : void()),
      ...);
-  }(std::make_index_sequence<Net::size>{});
+  }
+  (std::make_index_sequence<Net::size>{});
 }
 
 int main() {

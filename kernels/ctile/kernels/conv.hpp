@@ -295,10 +295,11 @@ inline void conv_any(const tile_args& a, const box& b, std::uint8_t* col0, std::
   // One instantiation per kind (0..2) and option set: bias (2), batch-norm (1).
   [&]<int... O>(std::integer_sequence<int, O...>) {
     (void)((kind * 4 + opt == O
-                ? (conv_pairs < O / 4, (O & 2) != 0, (O & 1) != 0 > (a, b, col0, col1), true)
+                ? (conv_pairs<O / 4, (O & 2) != 0, (O & 1) != 0>(a, b, col0, col1), true)
                 : false) ||
            ...);
-  }(std::make_integer_sequence<int, 12>{});
+  }
+  (std::make_integer_sequence<int, 12>{});
 }
 
 }  // namespace detail

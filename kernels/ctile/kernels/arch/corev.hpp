@@ -482,9 +482,8 @@ template <int Kind, bool Clip, bool BN>
       : [n3] "r"(n3), [cols] "r"(cols), [wi] "r"(wi), [os] "r"(os), [pstep] "r"(pstep),
         [ostep_col] "r"(ostep_col), [f0] "r"(f0), [f1] "r"(f1), [f2] "r"(f2), [b] "r"(q.bias),
         [kf] "r"(q.kappa), [lf] "r"(q.lambda), [thi] "r"(q.t_hi), [mul] "r"(q.mul),
-        [sh] "r"(q.shift), [hi] "r"(q.hi), [end0] "i"(1 + 3 * per),
-        [end1] "i"(1 + 5 + 3 * per), [bn] "i"(BN ? 1 : 0), [kind] "i"(Kind),
-        [clip] "i"(Clip ? 1 : 0)
+        [sh] "r"(q.shift), [hi] "r"(q.hi), [end0] "i"(1 + 3 * per), [end1] "i"(1 + 5 + 3 * per),
+        [bn] "i"(BN ? 1 : 0), [kind] "i"(Kind), [clip] "i"(Clip ? 1 : 0)
       : "memory");
 }
 
