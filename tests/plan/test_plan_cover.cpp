@@ -113,7 +113,24 @@ void check_layer(const std::string& where, const layer& l, const layer_plan& q, 
           EXPECT_EQ(in_w, q.in_last_w);
         }
         max_in_h = std::max(max_in_h, in_h);
-        EXPECT_LE(std::int64_t{in_h} * in_w * in_c, q.x_bytes);
+        // A linear layer's reduction may come in K tiles: they cover it, and the input and
+        // weight buffers hold one K tile (the largest) instead of the whole reduction.
+        const std::int64_t reduction = std::int64_t{l.in.h} * l.in.w * l.in.c;
+        std::int64_t k_bytes = reduction;
+        if (l.kind == op::linear) {
+          EXPECT_GE(q.n_k, 1);
+          EXPECT_EQ(std::int64_t{q.n_k - 1} * q.tile_k + q.last_k, reduction);
+          EXPECT_GE(q.last_k, 1);
+          EXPECT_LE(q.last_k, q.tile_k);
+          k_bytes = q.tile_k;
+          if (q.n_k > 1) {
+            EXPECT_EQ(q.tile_k % 4, 0);
+            EXPECT_GE(q.scratch_bytes, 4 * q.tile_c) << "no room for the partial sums";
+          }
+          EXPECT_LE(k_bytes, q.x_bytes);
+        } else {
+          EXPECT_LE(std::int64_t{in_h} * in_w * in_c, q.x_bytes);
+        }
         if (add) {
           EXPECT_LE(std::int64_t{in_h} * in_w * in_c, q.x2_bytes);
         }
@@ -122,7 +139,7 @@ void check_layer(const std::string& where, const layer& l, const layer_plan& q, 
         std::int64_t w_need = 0;
         if (l.kind == op::conv) w_need = std::int64_t{nc} * l.kernel.h * l.kernel.w * l.in.c;
         if (l.kind == op::depthwise) w_need = std::int64_t{nc} * l.kernel.h * l.kernel.w;
-        if (l.kind == op::linear) w_need = std::int64_t{nc} * l.in.h * l.in.w * l.in.c;
+        if (l.kind == op::linear) w_need = std::int64_t{nc} * k_bytes;
         EXPECT_LE(w_need, q.w_bytes);
         const int per_ch = l.kind == op::conv || l.kind == op::depthwise || l.kind == op::linear
                                ? 4 * ((l.bias ? 1 : 0) + (l.batchnorm ? 2 : 0))
