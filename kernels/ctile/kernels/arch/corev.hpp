@@ -350,74 +350,37 @@ template <int Kind, bool Clip, bool Bias, bool BN>
 }
 
 // clang-format off
-/// Three outputs of a depthwise column of a 3-row filter (dw3_roll and its callers): the
-/// window rows roll through r0, r1, r2, one post-increment word load per output, 3
-/// cv.sdotusp.b from the bias, optional batch-norm, cv.clipur to [0, t_hi], multiply (kind
-/// 1) or mulhu (kind 2), shift, optional final cv.clipur, post-increment byte store.
-#define CTILE_COREV_DW3_BODY            \
-  "cv.lw %[r2], (%[p]), %[wi]\n"        \
-  "mv %[acc], %[b]\n"                   \
-  "cv.sdotusp.b %[acc], %[r0], %[f0]\n" \
-  "cv.sdotusp.b %[acc], %[r1], %[f1]\n" \
-  "cv.sdotusp.b %[acc], %[r2], %[f2]\n" \
-  ".if %[bn]\n"                         \
-  "mul %[acc], %[acc], %[kf]\n"         \
-  "add %[acc], %[acc], %[lf]\n"         \
-  ".endif\n"                            \
-  "cv.clipur %[acc], %[acc], %[thi]\n"  \
-  ".if %[kind] == 1\n"                  \
-  "mul %[acc], %[acc], %[mul]\n"        \
-  ".endif\n"                            \
-  ".if %[kind] == 2\n"                  \
-  "mulhu %[acc], %[acc], %[mul]\n"      \
-  ".endif\n"                            \
-  "srl %[acc], %[acc], %[sh]\n"         \
-  ".if %[clip]\n"                       \
-  "cv.clipur %[acc], %[acc], %[hi]\n"   \
-  ".endif\n"                            \
-  "cv.sb %[acc], (%[o]), %[os]\n"       \
-  "cv.lw %[r0], (%[p]), %[wi]\n"        \
-  "mv %[acc], %[b]\n"                   \
-  "cv.sdotusp.b %[acc], %[r1], %[f0]\n" \
-  "cv.sdotusp.b %[acc], %[r2], %[f1]\n" \
-  "cv.sdotusp.b %[acc], %[r0], %[f2]\n" \
-  ".if %[bn]\n"                         \
-  "mul %[acc], %[acc], %[kf]\n"         \
-  "add %[acc], %[acc], %[lf]\n"         \
-  ".endif\n"                            \
-  "cv.clipur %[acc], %[acc], %[thi]\n"  \
-  ".if %[kind] == 1\n"                  \
-  "mul %[acc], %[acc], %[mul]\n"        \
-  ".endif\n"                            \
-  ".if %[kind] == 2\n"                  \
-  "mulhu %[acc], %[acc], %[mul]\n"      \
-  ".endif\n"                            \
-  "srl %[acc], %[acc], %[sh]\n"         \
-  ".if %[clip]\n"                       \
-  "cv.clipur %[acc], %[acc], %[hi]\n"   \
-  ".endif\n"                            \
-  "cv.sb %[acc], (%[o]), %[os]\n"       \
-  "cv.lw %[r1], (%[p]), %[wi]\n"        \
-  "mv %[acc], %[b]\n"                   \
-  "cv.sdotusp.b %[acc], %[r2], %[f0]\n" \
-  "cv.sdotusp.b %[acc], %[r0], %[f1]\n" \
-  "cv.sdotusp.b %[acc], %[r1], %[f2]\n" \
-  ".if %[bn]\n"                         \
-  "mul %[acc], %[acc], %[kf]\n"         \
-  "add %[acc], %[acc], %[lf]\n"         \
-  ".endif\n"                            \
-  "cv.clipur %[acc], %[acc], %[thi]\n"  \
-  ".if %[kind] == 1\n"                  \
-  "mul %[acc], %[acc], %[mul]\n"        \
-  ".endif\n"                            \
-  ".if %[kind] == 2\n"                  \
-  "mulhu %[acc], %[acc], %[mul]\n"      \
-  ".endif\n"                            \
-  "srl %[acc], %[acc], %[sh]\n"         \
-  ".if %[clip]\n"                       \
-  "cv.clipur %[acc], %[acc], %[hi]\n"   \
-  ".endif\n"                            \
+/// One output of a depthwise column of a 3-row filter: load the next window row into LOAD,
+/// 3 cv.sdotusp.b of rows A, B, C with the filter rows from the bias, optional batch-norm,
+/// cv.clipur to [0, t_hi], multiply (kind 1) or mulhu (kind 2), shift, optional final
+/// cv.clipur, post-increment byte store.
+#define CTILE_COREV_DW3_STEP(LOAD, A, B, C)     \
+  "cv.lw %[" #LOAD "], (%[p]), %[wi]\n"        \
+  "mv %[acc], %[b]\n"                          \
+  "cv.sdotusp.b %[acc], %[" #A "], %[f0]\n"    \
+  "cv.sdotusp.b %[acc], %[" #B "], %[f1]\n"    \
+  "cv.sdotusp.b %[acc], %[" #C "], %[f2]\n"    \
+  ".if %[bn]\n"                                \
+  "mul %[acc], %[acc], %[kf]\n"                \
+  "add %[acc], %[acc], %[lf]\n"                \
+  ".endif\n"                                   \
+  "cv.clipur %[acc], %[acc], %[thi]\n"         \
+  ".if %[kind] == 1\n"                         \
+  "mul %[acc], %[acc], %[mul]\n"               \
+  ".endif\n"                                   \
+  ".if %[kind] == 2\n"                         \
+  "mulhu %[acc], %[acc], %[mul]\n"             \
+  ".endif\n"                                   \
+  "srl %[acc], %[acc], %[sh]\n"                \
+  ".if %[clip]\n"                              \
+  "cv.clipur %[acc], %[acc], %[hi]\n"          \
+  ".endif\n"                                   \
   "cv.sb %[acc], (%[o]), %[os]\n"
+/// Three outputs (dw3_roll and its callers): the window rows roll through r0, r1, r2.
+#define CTILE_COREV_DW3_BODY            \
+  CTILE_COREV_DW3_STEP(r2, r0, r1, r2) \
+  CTILE_COREV_DW3_STEP(r0, r1, r2, r0) \
+  CTILE_COREV_DW3_STEP(r1, r2, r0, r1)
 // clang-format on
 
 /// Requantization constants of the depthwise column loop (kinds 0..2 of atoms::fast_requant).
