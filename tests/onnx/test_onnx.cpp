@@ -181,4 +181,78 @@ TEST(Header, RefusesBadNames) {
   EXPECT_NE(text.find("net_weights_in_l3 = true"), std::string::npos);
 }
 
+// The test-data header: DORY's files as arrays, checked against the files as read here.
+TEST(TestData, EmbedsTheInputAndTheGoldenFilesInTheirOrder) {
+  const std::string dir = dory + "/dscnn_test";
+  const auto net = import_onnx(dir + "/model_int.onnx");
+  header_options h;
+  h.name = "ds";
+  const std::string text = generate_test_data(net, h, dir);
+  const auto in = read_dory_file(dir + "/input.txt");
+  std::string first =
+      "inline constexpr std::uint8_t ds_input[" + std::to_string(in.values.size()) + "] = {\n    ";
+  for (std::size_t i = 0; i < 5; ++i) first += std::to_string(in.values[i]) + ",";
+  EXPECT_NE(text.find(first), std::string::npos);
+  int listed = 0;
+  for (std::size_t i = 0; i < net.golden.size(); ++i) {
+    const int k = net.golden[i];
+    if (k < 0) continue;
+    const auto g = read_dory_file(dir + "/out_layer" + std::to_string(k) + ".txt");
+    const std::string entry = "{" + std::to_string(i) + ", " + std::to_string(k) + ", ";
+    const std::size_t at = text.find(entry);
+    ASSERT_NE(at, std::string::npos) << "layer " << i;
+    EXPECT_EQ(text.substr(text.find('}', at) - std::to_string(g.values.size()).size(),
+                          std::to_string(g.values.size()).size()),
+              std::to_string(g.values.size()));
+    ++listed;
+  }
+  EXPECT_GT(listed, 0);
+  EXPECT_NE(text.find("ds_golden_count = " + std::to_string(listed) + ";"), std::string::npos);
+}
+
+TEST(TestData, RefusesABadInputWithTheFileNamed) {
+  const auto net = import_onnx(dory + "/dscnn_test/model_int.onnx");
+  header_options h;
+  h.name = "ds";
+  const fs::path d = fs::temp_directory_path() / "ctile_onnx_test_data";
+  fs::create_directories(d);
+  fs::remove(d / "input.txt");
+  try {
+    generate_test_data(net, h, d.string());
+    ADD_FAILURE() << "a folder without input.txt was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("input.txt: no such file"), std::string::npos);
+  }
+  std::ofstream(d / "input.txt") << "input (shape [1]),\\\n1,\\\n2,\\\n";
+  try {
+    generate_test_data(net, h, d.string());
+    ADD_FAILURE() << "an input of 2 values was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("2 values, but the network's input has"),
+              std::string::npos);
+  }
+  const auto n = net.layers.front().out.elements();
+  {
+    std::ofstream f(d / "input.txt");
+    f << "input,\\\n";
+    for (std::int64_t i = 0; i < n; ++i) f << (i == 7 ? 300 : 1) << ",\\\n";
+  }
+  try {
+    generate_test_data(net, h, d.string());
+    ADD_FAILURE() << "an input value of 300 was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("value 7 is 300, outside 0..255"), std::string::npos);
+  }
+  // With a usable input and no golden file, every golden layer is named as absent.
+  {
+    std::ofstream f(d / "input.txt");
+    f << "input,\\\n";
+    for (std::int64_t i = 0; i < n; ++i) f << 1 << ",\\\n";
+  }
+  const std::string text = generate_test_data(net, h, d.string());
+  EXPECT_NE(text.find("// Not in the folder: out_layer0.txt"), std::string::npos);
+  EXPECT_NE(text.find("ds_golden_count = 0;"), std::string::npos);
+  fs::remove_all(d);
+}
+
 }  // namespace

@@ -22,6 +22,17 @@ struct header_options {
 /// Returns the header's text. Throws std::invalid_argument for a bad name.
 std::string generate_header(const imported_network& net, const header_options& options);
 
+/// Returns a second header holding the test data of a DORY folder as constant arrays, for
+/// targets without a file system: `NAME_input` (DORY's input.txt, 0..255, in the file's order)
+/// and, for every layer with a golden `out_layerK.txt` in `dory_dir`, `NAME_out_layerK` in the
+/// file's order (HWC or CHW), uint8 when every value is in 0..255, else int32; the table
+/// `NAME_golden_tensors` lists them with their layer. Golden files that are absent are left out
+/// (and named in the header's comment). Throws std::runtime_error naming the file when the
+/// input is missing, holds the wrong number of values or a value outside 0..255, or a golden
+/// value does not fit 32 bits; std::invalid_argument for a bad name.
+std::string generate_test_data(const imported_network& net, const header_options& options,
+                               const std::string& dory_dir);
+
 /// Is `s` a valid C++ identifier (and not a keyword we would collide with)?
 bool is_identifier(const std::string& s);
 
