@@ -299,7 +299,9 @@ TEST(PlanSearch, NetworkPlanRejectsLayersThatWereNotInferred) {
   std::vector<layer> ls{input(8, 8, 3), conv2d(8, 3).same()};  // sources not resolved
   std::vector<layer_plan> plans(ls.size());
   std::vector<layer_l2> l2(ls.size());
-  EXPECT_EQ(finish_network(ls, gap8, plans, l2).problem, plan_fault::not_inferred);
+  const network_summary s = finish_network(ls, gap8, plans, l2);
+  EXPECT_EQ(s.problem, plan_fault::not_inferred);
+  EXPECT_EQ(s.layer, 1);  // the layer whose source is unresolved
   std::vector<layer_plan> fewer(1);
   EXPECT_EQ(finish_network(ls, gap8, fewer, l2).problem, plan_fault::not_inferred);
 }

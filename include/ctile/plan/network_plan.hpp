@@ -407,6 +407,17 @@ constexpr l2_stack_result layout_l2_stack(std::span<const layer> ls, std::span<l
   return r;
 }
 
+/// The first layer reading a source that is not an earlier layer, or -1 (input that did not
+/// come from shape inference is reported, not read out of bounds).
+constexpr int first_source_out_of_order(std::span<const layer> ls) {
+  for (int i = 0; i < static_cast<int>(ls.size()); ++i) {
+    const layer& l = ls[static_cast<std::size_t>(i)];
+    for (int k = 0; k < l.inputs(); ++k)
+      if (l.src[k] < 0 || l.src[k] >= i) return i;
+  }
+  return -1;
+}
+
 /// Completes a network's plan from its layers' L1 plans: decides where weights live, runs the
 /// L3 cascade per layer, lays the L2 arena out as a bidirectional stack (each layer's output
 /// on the side opposite its input, the next layer's weights prefetched above it, residual
@@ -425,14 +436,10 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
     s.problem = plan_fault::not_inferred;
     return s;
   }
-  for (int i = 0; i < n; ++i) {
-    const layer& l = ls[static_cast<std::size_t>(i)];
-    for (int k = 0; k < l.inputs(); ++k)
-      if (l.src[k] < 0 || l.src[k] >= i) {
-        s.problem = plan_fault::not_inferred;
-        s.layer = i;
-        return s;
-      }
+  if (const int bad = first_source_out_of_order(ls); bad >= 0) {
+    s.problem = plan_fault::not_inferred;
+    s.layer = bad;
+    return s;
   }
   for (auto& e : l2) e = layer_l2{};
   for (int i = 0; i < n; ++i) {
@@ -640,14 +647,12 @@ constexpr network_summary finish_network_imported(std::span<const layer> ls, con
     s.budget = max_layers;
     return s;
   }
+  if (const int bad = first_source_out_of_order(ls); bad >= 0) {
+    s.problem = plan_fault::not_inferred;
+    s.layer = bad;
+    return s;
+  }
   for (int i = 0; i < n; ++i) {
-    const layer& l = ls[static_cast<std::size_t>(i)];
-    for (int k = 0; k < l.inputs(); ++k)
-      if (l.src[k] < 0 || l.src[k] >= i) {
-        s.problem = plan_fault::not_inferred;
-        s.layer = i;
-        return s;
-      }
     if (!plans[static_cast<std::size_t>(i)].fits) {
       s.problem = plan_fault::l1;
       s.layer = i;
