@@ -5,6 +5,7 @@
 // with 1 x 2 / 1 x 1 dots, pixels in pairs, an odd last pixel with 4 x 1.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 
@@ -159,7 +160,10 @@ inline void conv_quad(const tile_args& a, const atoms::fast_requant& qr, const b
   const int nb = (b.c1 - b.c0) / 4;
   const int c_blocks = b.c0 + 4 * nb;
   const std::int8_t* w = a.weights + static_cast<long>(b.c0) * g.k;
-  quad_out qo{q.t_hi,
+  // Kind 0 fused (atoms::quad_fused): the bound of t >> shift, clipping included.
+  const std::int32_t t_bound =
+      Kind == 0 && atoms::quad_fused ? std::min(q.t_hi >> q.shift, q.hi) : q.t_hi;
+  quad_out qo{t_bound,
               q.mul,
               q.shift,
               q.hi,
@@ -178,7 +182,7 @@ inline void conv_quad(const tile_args& a, const atoms::fast_requant& qr, const b
       if constexpr (BN) qo.kappa += 4, qo.lambda += 4;
     }
   };
-  if (q.clip)
+  if (q.clip && !(Kind == 0 && atoms::quad_fused))
     blocks.template operator()<true>();
   else
     blocks.template operator()<false>();

@@ -180,10 +180,27 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
 
 // clang-format off
 /// Requantization of one accumulator S of the fused 4x4 block, in place: optional bias (x2),
-/// optional batch-norm (x0, x1), cv.clipur to [0, t_hi] (ba), multiply (kind 1) or mulhu
-/// (kind 2) by ps, shift by bw, optional final cv.clipur to hi (k), post-increment byte
-/// store to `a`, the next pixel's output `w` bytes on.
+/// optional batch-norm (x0, x1). Kind 0 (shift only): an arithmetic shift by bw merged into
+/// the last addition (cv.addNr: (S + x) >>> bw), then one cv.clipur to ba, which holds
+/// min(t_hi >> shift, hi): clipping commutes with the floor shift, so this is the clip of t
+/// to [0, t_hi], the shift and the final clip at once. Kinds 1 and 2: cv.clipur to [0, t_hi]
+/// (ba), multiply (kind 1) or mulhu (kind 2) by ps, shift by bw, optional final cv.clipur to
+/// hi (k). The value stays in S (the block stores 4 channels of a pixel as one word).
 #define CTILE_COREV_QOUT(S)                        \
+  ".if %[kind] == 0\n"                             \
+  ".if %[bn]\n"                                    \
+  ".if %[bias]\n"                                  \
+  "add %[" #S "], %[" #S "], %[x2]\n"              \
+  ".endif\n"                                       \
+  "mul %[" #S "], %[" #S "], %[x0]\n"              \
+  "cv.addnr %[" #S "], %[x1], %[bw]\n"             \
+  ".elseif %[bias]\n"                              \
+  "cv.addnr %[" #S "], %[x2], %[bw]\n"             \
+  ".else\n"                                        \
+  "sra %[" #S "], %[" #S "], %[bw]\n"              \
+  ".endif\n"                                       \
+  "cv.clipur %[" #S "], %[" #S "], %[ba]\n"        \
+  ".else\n"                                        \
   ".if %[bias]\n"                                  \
   "add %[" #S "], %[" #S "], %[x2]\n"              \
   ".endif\n"                                       \
@@ -202,20 +219,27 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
   ".if %[clip]\n"                                  \
   "cv.clipur %[" #S "], %[" #S "], %[k]\n"         \
   ".endif\n"                                       \
-  "cv.sb %[" #S "], (%[a]), %[w]\n"
-/// Channel F of the fused block: its parameters (kappa through y0, lambda through y1, bias
-/// through x3), its output pointer, then its 4 pixels' accumulators.
+  ".endif\n"
+/// Channel F of the fused block: its parameters (bias through x3, kappa through y0, lambda
+/// through y1; loaded in this order, so that the first output's first use is not the
+/// instruction after its load), then its 4 pixels' accumulators.
 #define CTILE_COREV_QCH(F, S0, S1, S2, S3)         \
-  "lw %[a], %[mo]\n"                               \
+  ".if %[bias]\n"                                  \
+  "lw %[x2], 4*" #F "(%[x3])\n"                    \
+  ".endif\n"                                       \
   ".if %[bn]\n"                                    \
   "lw %[x0], 4*" #F "(%[y0])\n"                    \
   "lw %[x1], 4*" #F "(%[y1])\n"                    \
   ".endif\n"                                       \
-  ".if %[bias]\n"                                  \
-  "lw %[x2], 4*" #F "(%[x3])\n"                    \
-  ".endif\n"                                       \
-  "addi %[a], %[a], " #F "\n"                      \
   CTILE_COREV_QOUT(S0) CTILE_COREV_QOUT(S1) CTILE_COREV_QOUT(S2) CTILE_COREV_QOUT(S3)
+/// Pixel P's 4 outputs (channel f in S_f) as one word: bytes 0, 1 by cv.packlo.b, bytes 2, 3
+/// by cv.packhi.b (each keeps the other half of its destination), then a post-increment word
+/// store (a misaligned one, when the channel offset or c_out is not a multiple of 4, is split
+/// by the core).
+#define CTILE_COREV_QPIX(S0, S1, S2, S3)           \
+  "cv.packlo.b %[" #S0 "], %[" #S1 "], %[" #S0 "]\n" \
+  "cv.packhi.b %[" #S0 "], %[" #S3 "], %[" #S2 "]\n" \
+  "cv.sw %[" #S0 "], (%[a]), %[w]\n"
 // clang-format on
 
 /// A 4x4 block of one-row receptive fields (pointwise, or any conv with a single kernel row
@@ -225,10 +249,12 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
 /// loop takes every allocatable register (16 sums, 6 data words, 2 pointers, 4 steps), so
 /// every operand is read from memory (stack operands, no register): the pointers and steps
 /// before the loop, the loop count once y0 is dead in the peeled iteration, the
-/// requantization `q` into the registers the loop leaves: per output 4 to 7 instructions (bias add,
-/// kappa mul + lambda add, cv.clipur, mul / mulhu, srl, cv.clipur, cv.sb), per channel 2 to 5
-/// (parameters, output pointer), selected with .if at compile time. 28 registers: optimized
-/// builds only, without a frame pointer (atoms::mm4x4_block falls back otherwise).
+/// requantization `q` into the registers the loop leaves: per output 1 to 6 instructions (kind
+/// 0: bias add, kappa mul, cv.addNr of lambda with the shift, cv.clipur; kinds 1, 2: bias add,
+/// kappa mul + lambda add, cv.clipur, mul / mulhu, srl, cv.clipur), per channel 0 to 3
+/// parameter loads, selected with .if at compile time; then per pixel its 4 channels packed
+/// into one word and stored (cv.packlo.b, cv.packhi.b, cv.sw). 28 registers: optimized builds
+/// only, without a frame pointer (atoms::mm4x4_block falls back otherwise).
 template <int Kind, bool Clip, bool Bias, bool BN>
 [[gnu::always_inline]] inline void mm4x4_row_store(const std::uint8_t* const& a,
                                                    const quad_steps& g, const std::int8_t* const& w,
@@ -265,7 +291,6 @@ template <int Kind, bool Clip, bool Bias, bool BN>
       ".if %[clip]\n"
       "lw %[k], %[mhi]\n"
       ".endif\n"
-      "lw %[w], %[moc]\n"
       ".if %[bn]\n"
       "lw %[y0], %[mkp]\n"
       "lw %[y1], %[mlp]\n"
@@ -273,10 +298,16 @@ template <int Kind, bool Clip, bool Bias, bool BN>
       ".if %[bias]\n"
       "lw %[x3], %[mbp]\n"
       ".endif\n"
+      "lw %[a], %[mo]\n"
+      "lw %[w], %[moc]\n"
       CTILE_COREV_QCH(0, s0, s1, s2, s3)
       CTILE_COREV_QCH(1, s4, s5, s6, s7)
       CTILE_COREV_QCH(2, s8, s9, s10, s11)
       CTILE_COREV_QCH(3, s12, s13, s14, s15)
+      CTILE_COREV_QPIX(s0, s4, s8, s12)
+      CTILE_COREV_QPIX(s1, s5, s9, s13)
+      CTILE_COREV_QPIX(s2, s6, s10, s14)
+      CTILE_COREV_QPIX(s3, s7, s11, s15)
       // clang-format on
       : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4),
         [s5] "=&r"(s5), [s6] "=&r"(s6), [s7] "=&r"(s7), [s8] "=&r"(s8), [s9] "=&r"(s9),

@@ -300,6 +300,15 @@ template <int Kind, bool Clip, bool Bias, bool BN, int P>
   }
 }
 
+/// Whether mm4x4_block runs as one CORE-V assembly statement, which for kind 0 takes in
+/// quad_out::t_hi the bound of t >> shift, min(t_hi >> shift, hi), and applies it with one
+/// cv.clipur: the final clip is then free and the block needs no variant with it.
+#if defined(CTILE_KERNELS_ISA_COREV) && defined(__OPTIMIZE__)
+inline constexpr bool quad_fused = true;
+#else
+inline constexpr bool quad_fused = false;
+#endif
+
 /// The 4 x 4 block of a single-row kernel read in place (see mm4x4_row), requantized like
 /// store4xp_at into o.o + p * o.oc + f for pixel p, filter f; `q` and `o` hold the same plan.
 /// On CORE-V one assembly statement does both, from the loop's registers; it needs all 28
