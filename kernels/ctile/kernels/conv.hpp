@@ -172,20 +172,15 @@ inline void conv_quad(const tile_args& a, const atoms::fast_requant& qr, const b
               Bias ? q.bias + b.c0 : nullptr,
               BN ? q.kappa + b.c0 : nullptr,
               BN ? q.lambda + b.c0 : nullptr};
-  // The final clip chosen once for the blocks of these 4 pixels.
-  const auto blocks = [&]<bool Clip>() {
-    for (int i = nb; i != 0; --i) {
-      atoms::mm4x4_block<Kind, Clip, Bias, BN>(p0, g, w, q, qo);
-      w += 4 * g.k;
-      qo.o += 4;
-      if constexpr (Bias) qo.bias += 4;
-      if constexpr (BN) qo.kappa += 4, qo.lambda += 4;
-    }
-  };
-  if (q.clip && !(Kind == 0 && atoms::quad_fused))
-    blocks.template operator()<true>();
-  else
-    blocks.template operator()<false>();
+  // The final clip chosen once for the blocks of these 4 pixels (kind 0 fused: none needed).
+  if constexpr (Kind == 0 && atoms::quad_fused) {
+    atoms::mm4x4_blocks<Kind, false, Bias, BN>(p0, g, w, q, qo, nb);
+  } else {
+    if (q.clip)
+      atoms::mm4x4_blocks<Kind, true, Bias, BN>(p0, g, w, q, qo, nb);
+    else
+      atoms::mm4x4_blocks<Kind, false, Bias, BN>(p0, g, w, q, qo, nb);
+  }
   if (c_blocks < b.c1) {
     const long ps = g.ps;
     conv_rest<Kind>(a.weights, q, p0, p0 + ps, rows, c_blocks, b.c1, o, o + oc);

@@ -300,9 +300,11 @@ template <int Kind, bool Clip, bool Bias, bool BN, int P>
   }
 }
 
-/// Whether mm4x4_block runs as one CORE-V assembly statement, which for kind 0 takes in
-/// quad_out::t_hi the bound of t >> shift, min(t_hi >> shift, hi), and applies it with one
-/// cv.clipur: the final clip is then free and the block needs no variant with it.
+/// Whether mm4x4_blocks runs as one CORE-V assembly statement (isa::mm4x4_run), which for
+/// kind 0 takes in quad_out::t_hi the bound of t >> shift, min(t_hi >> shift, hi), and applies
+/// it with one cv.clipur: the final clip is then free and needs no variant. It needs all 28
+/// allocatable registers, so unoptimized builds (whose frame pointer takes one) use the 4x2
+/// loops instead. Optimized builds must not keep the frame pointer (-fno-omit-frame-pointer).
 #if defined(CTILE_KERNELS_ISA_COREV) && defined(__OPTIMIZE__)
 inline constexpr bool quad_fused = true;
 #else
@@ -310,24 +312,41 @@ inline constexpr bool quad_fused = false;
 #endif
 
 /// The 4 x 4 block of a single-row kernel read in place (see mm4x4_row), requantized like
-/// store4xp_at into o.o + p * o.oc + f for pixel p, filter f; `q` and `o` hold the same plan.
-/// On CORE-V one assembly statement does both, from the loop's registers; it needs all 28
-/// allocatable registers, so unoptimized builds (whose frame pointer takes one) use the 4x2
-/// loops here instead. Optimized builds must not keep the frame pointer
-/// (-fno-omit-frame-pointer).
+/// store4xp_at into o.o + p * o.oc + f for pixel p, filter f.
 template <int Kind, bool Clip, bool Bias, bool BN>
 [[gnu::always_inline]] inline void mm4x4_block(const std::uint8_t* a, const quad_steps& g,
                                                const std::int8_t* w, const fast_requant& q,
                                                const quad_out& o) {
-#if defined(CTILE_KERNELS_ISA_COREV) && defined(__OPTIMIZE__)
-  (void)q;
-  isa::mm4x4_row_store<Kind, Clip, Bias, BN>(a, g, w, o);
-#else
   std::int32_t s[16];
   mm4x4_row(a, g, w, s);
   std::uint8_t* const out[4] = {o.o, o.o + o.oc, o.o + 2 * o.oc, o.o + 3 * o.oc};
   store4xp_at<Kind, Clip, Bias, BN, 4>(q, s, out, o.bias, o.kappa, o.lambda);
+}
+
+/// `nb` >= 1 blocks of 4 filters from `w` (4 g.k bytes apart) against the same 4 pixels from
+/// `a`, the block i's outputs and parameters at o.o + 4 i, o.bias + 4 i, ...; `q` and `o`
+/// hold the same plan (kind 0 fused: see quad_fused). On CORE-V one assembly statement runs
+/// them all when a row has 2 words or more.
+template <int Kind, bool Clip, bool Bias, bool BN>
+[[gnu::always_inline]] inline void mm4x4_blocks(const std::uint8_t* a, const quad_steps& g,
+                                                const std::int8_t* w, const fast_requant& q,
+                                                quad_out o, int nb) {
+#if defined(CTILE_KERNELS_ISA_COREV) && defined(__OPTIMIZE__)
+  if (g.words >= 2) {
+    quad_run r{a,       g.ps, g.k,  g.ba,         g.bw, g.words - 1, nb,     o.t_hi,  o.mul,
+               o.shift, o.hi, o.oc, 4 - 3 * o.oc, w,    o.o,         o.bias, o.kappa, o.lambda};
+    isa::mm4x4_run<Kind, Clip, Bias, BN>(r);
+    return;
+  }
 #endif
+  // Kind 0 fused runs without the final clip; here it is applied (it changes nothing then).
+  for (int i = nb; i != 0; --i) {
+    mm4x4_block<Kind, Clip || (Kind == 0 && quad_fused), Bias, BN>(a, g, w, q, o);
+    w += 4 * g.k;
+    o.o += 4;
+    if constexpr (Bias) o.bias += 4;
+    if constexpr (BN) o.kappa += 4, o.lambda += 4;
+  }
 }
 
 /// The 4 x 2 block: s[2 f + p] into q0[0..3] / q1[0..3] (see store4xp_at).
