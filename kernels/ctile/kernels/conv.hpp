@@ -229,8 +229,9 @@ inline void conv_pairs(const tile_args& a, const box& b, std::uint8_t* col0, std
   const rows_geometry one_row = rows_geometry_of(k & ~3, 1, k / 4 > 0 ? k / 4 : 1);
   const int nb = (b.c1 - b.c0) / 4;
   const int c_blocks = b.c0 + 4 * nb;
-  // Single-row receptive fields read in place go 4 pixels at a time.
-  const bool quads = rows_words && a.kh == 1 && nb > 0;
+  // Single-row receptive fields read in place go 4 pixels at a time (on CORE-V with rows of 2
+  // words or more: atoms::mm4x4_blocks).
+  const bool quads = rows_words && a.kh == 1 && nb > 0 && (!atoms::quad_fused || row >= 8);
   const quad_steps quad = quad_steps_of(static_cast<long>(a.sw) * c, in_place.words);
   const std::int8_t* const w_first = a.weights + static_cast<long>(b.c0) * k;
   // A 1x1 kernel at stride 1 without padding over whole rows: the box's pixels are one run

@@ -326,40 +326,39 @@ template <int Kind, bool Clip, bool Bias, bool BN>
 /// `nq` >= 1 groups of 4 pixels, group j's from a + j * 4 g.ps with its outputs from
 /// o.o + j * 4 o.oc, each against `nb` >= 1 blocks of 4 filters from `w` (4 g.k bytes apart),
 /// block i's outputs and parameters at + 4 i (o.o, o.bias, ...); `q` and `o` hold the same
-/// plan (kind 0 fused: see quad_fused). On CORE-V one assembly statement runs a group's
-/// blocks when a row has 2 words or more.
+/// plan (kind 0 fused: see quad_fused). On CORE-V (quad_fused) one assembly statement runs a
+/// group's blocks; it needs rows of 2 words or more (g.words >= 2: the callers send rows of
+/// one word to the 4 x 2 blocks).
 template <int Kind, bool Clip, bool Bias, bool BN>
 [[gnu::always_inline]] inline void mm4x4_blocks(const std::uint8_t* a, const quad_steps& g,
                                                 const std::int8_t* w, const fast_requant& q,
                                                 const quad_out& o, int nb, int nq) {
   const long pixels = 4 * g.ps, outs = 4 * o.oc;
 #if defined(CTILE_KERNELS_ISA_COREV) && defined(__OPTIMIZE__)
-  if (g.words >= 2) {
-    quad_run r{a,       g.ps, g.k,  g.ba,         g.bw, g.words - 1, nb,     o.t_hi,  o.mul,
-               o.shift, o.hi, o.oc, 4 - 3 * o.oc, w,    o.o,         o.bias, o.kappa, o.lambda};
-    std::uint8_t* out = o.o;
-    for (int j = nq; j != 0; --j) {
-      isa::mm4x4_run<Kind, Clip, Bias, BN>(r);
-      r.a += pixels;
-      out += outs;
-      r.w = w, r.o = out, r.bias = o.bias, r.kappa = o.kappa, r.lambda = o.lambda;
-    }
-    return;
+  (void)q;
+  quad_run r{a,       g.ps, g.k,  g.ba,         g.bw, g.words - 1, nb,     o.t_hi,  o.mul,
+             o.shift, o.hi, o.oc, 4 - 3 * o.oc, w,    o.o,         o.bias, o.kappa, o.lambda};
+  std::uint8_t* out = o.o;
+  for (int j = nq; j != 0; --j) {
+    isa::mm4x4_run<Kind, Clip, Bias, BN>(r);
+    r.a += pixels;
+    out += outs;
+    r.w = w, r.o = out, r.bias = o.bias, r.kappa = o.kappa, r.lambda = o.lambda;
   }
-#endif
-  // Kind 0 fused runs without the final clip; here it is applied (it changes nothing then).
+#else
   for (int j = 0; j < nq; ++j) {
     quad_out b = o;
     b.o += j * outs;
     const std::int8_t* f = w;
     for (int i = nb; i != 0; --i) {
-      mm4x4_block<Kind, Clip || (Kind == 0 && quad_fused), Bias, BN>(a + j * pixels, g, f, q, b);
+      mm4x4_block<Kind, Clip, Bias, BN>(a + j * pixels, g, f, q, b);
       f += 4 * g.k;
       b.o += 4;
       if constexpr (Bias) b.bias += 4;
       if constexpr (BN) b.kappa += 4, b.lambda += 4;
     }
   }
+#endif
 }
 
 /// The 4 x 2 block: s[2 f + p] into q0[0..3] / q1[0..3] (see store4xp_at).
