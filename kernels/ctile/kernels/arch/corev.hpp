@@ -249,7 +249,7 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
 /// quad_steps, r.words >= 2), in an outer hardware loop (loop 1) of one block per iteration.
 /// A block: the first word peeled with cv.dotusp.b (nothing is zeroed), the other words - 1
 /// a hardware loop (loop 0) of 24 instructions for 64 MACs, then the requantization from the
-/// loop's registers: per output 2 to 6 instructions (kind 0: bias add, kappa mul, cv.addNr of
+/// loop's registers: per output 2 to 7 instructions (kind 0: bias add, kappa mul, cv.addNr of
 /// lambda with the shift, cv.clipur; kinds 1, 2: bias add, kappa mul + lambda add, cv.clipur,
 /// mul / mulhu, srl, cv.clipur), per channel 0 to 3 parameter loads, selected with .if at
 /// compile time; then per pixel its 4 channels packed into one word and stored (cv.packlo.b,
@@ -260,7 +260,9 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
 /// back otherwise).
 template <int Kind, bool Clip, bool Bias, bool BN>
 [[gnu::always_inline]] inline void mm4x4_run(quad_run& r) {
-  static_assert(Kind != 0 || !Clip, "kind 0 applies the final clip with the first one");
+  static_assert(Kind != 0 || !Clip,
+                "mm4x4_run: kind 0 (shift only) folds the final clip into its one cv.clipur, so "
+                "it has no variant with a separate final clip.");
   constexpr int bias = Bias ? 1 : 0, bn = BN ? 1 : 0, clip = Clip ? 1 : 0;
   constexpr int per_out = Kind == 0 ? (BN ? 3 + bias : 2) : bias + 2 * bn + 3 + clip;
   // Loop 1 body: 6 loads, the peeled word (24 + count load + cv.setup), loop 0 (24), the
