@@ -46,7 +46,8 @@ def main() -> int:
             continue
         loops += 1
         end = addr + 4 * (w >> 20)
-        body = [x for x in insns[i + 1:i + 64] if addr < x[0] < end]
+        # Outer loops (the pointwise block loop around its MAC loop) run to ~200 instructions.
+        body = [x for x in insns[i + 1:i + 512] if addr < x[0] < end]
         n = len(body)
         mix = collections.Counter(x[2] for x in body)
         sdot = mix["cv.sdotusp.b"]

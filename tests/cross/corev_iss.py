@@ -14,8 +14,8 @@ tests/cross (QEMU virt's layout from 0x80000000, output and exit through the sem
 calls picolibc makes) on an interpreter of RV32IMC, Zicsr
 (mcycle, minstret, mcountinhibit) and the CORE-V instructions the kernels use (xcvmem
 post-increment and register-offset loads/stores, xcvbi immediate branches, xcvalu min/max/
-clip, xcvsimd 8-bit dot products and max, xcvmac, and cv.setup hardware loops), as described
-in the CV32E40P v2 user manual. It checks that the inline assembly computes what the portable
+clip and add-and-shift, xcvsimd 8-bit dot products, max and byte packing, xcvmac, and cv.setup
+hardware loops), as described in the CV32E40P v2 user manual. It checks that the inline assembly computes what the portable
 code computes (each program compares with its own reference and prints ok=0/1) and counts
 instructions exactly. `mcycle` follows a simple in-order timing model (1 cycle per
 instruction, +1 after a load whose result the next instruction uses, +2 for a taken branch,
@@ -408,6 +408,14 @@ def decode_simd(w, pc, rd, rs1, rs2, funct6, op):
         0b001010: ("minu", lambda a, b, c: sum(min(x, y) << (8 * i) for i, (x, y) in
                                                enumerate(zip(lanes_u(a), lanes_u(b))))),
     }
+    if funct6 == 0b111110:  # cv.packlo.b / cv.packhi.b: two bytes into rd, the others kept
+        at = 16 if (w >> 25) & 1 else 0
+
+        def f(m, pc):
+            keep = m.x[rd] & ~(0xFFFF << at)
+            pair = ((m.x[rs1] & 0xFF) << 8) | (m.x[rs2] & 0xFF)
+            m.x[rd] = (keep | (pair << at)) & MASK
+        return op(f, (rs1, rs2, rd))
     name, fn = table.get(funct6, (None, None))
     if fn is None:
         bad("SIMD", w, pc)
@@ -469,6 +477,13 @@ def decode_reg_reg(w, pc, rd, rs1, rs2, f7, op):
         def f(m, pc):
             m.x[rd] = fn(m.x[rs1], m.x[rs2]) & MASK
         return op(f, (rs1, rs2))
+    if f7 in (0b1000000, 0b1000001):  # cv.addNr / cv.adduNr: rd = (rd + rs1) >> rs2[4:0]
+        arith = f7 == 0b1000000
+
+        def f(m, pc):
+            t = (m.x[rd] + m.x[rs1]) & MASK
+            m.x[rd] = ((s32(t) if arith else t) >> (m.x[rs2] & 31)) & MASK
+        return op(f, (rs1, rs2, rd))
     if f7 in (0b1001000, 0b1001001):  # cv.mac / cv.msu
         sign = 1 if f7 == 0b1001000 else -1
 

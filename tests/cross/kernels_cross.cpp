@@ -297,6 +297,16 @@ int main() {
     bad += depthwise_test(fast[i], dw_names[i]);
   }
   bad += conv_test(1, 3, 1, 0, 0, 1, 1, {split_kind::rows}, "conv1x3_mul_bias", fast[1]);
+  // The shift-only kind with the other option sets (its 4 x 4 blocks merge the last addition
+  // with the shift): bias and batch-norm, bias alone, neither.
+  const quant_case shift_opts[] = {{{1, 1 << 15, 0, 255}, true, true, 0},
+                                   {{1, 1 << 9, 0, 255}, true, false, 0},
+                                   {{1, 1 << 8, 0, 255}, false, false, 0}};
+  const char* shift_names[] = {"pointwise_rows_shift_bias_bn", "pointwise_rows_shift_bias",
+                               "pointwise_rows_shift"};
+  for (int i = 0; i < 3; ++i)
+    bad += conv_test(1, 1, 1, 0, 0, 0, 0, {split_kind::rows}, shift_names[i], shift_opts[i]);
+  bad += conv_test(1, 3, 1, 0, 0, 1, 1, {split_kind::rows}, "conv1x3_shift_bias", shift_opts[1]);
   bad += pointwise_c4_test(fast[0], "pointwise_c4_shift_bn");
   bad += pointwise_c4_test(fast[2], "pointwise_c4_clip_bias_bn");
   bad += depthwise_test(generic_bn, "depthwise3x3");

@@ -41,12 +41,17 @@ inline constexpr int matmul_small_setup = 12;  ///< [estimate] same for a leftov
 /// set-up + 8 outputs = 93 cycles, fitted to the pointwise programs' 4x2 blocks before they
 /// went to 4x4).
 inline constexpr int requant_per_output = 9;
+/// [fit:cycles_pointwise, cycles_pointwise_c64, cycles_pointwise_c256] per output of a 4x4
+/// pointwise block, in place of requant_per_output: the block requantizes its 16 sums straight
+/// from the loop's registers (batch-norm with a shift plan: mul, cv.addNr, cv.clipur) and
+/// stores each pixel's 4 channels as one word (2 packs + 1 store per 4 outputs), ~4 cycles.
+inline constexpr int quad_requant_per_output = 4;
 /// [fit:cycles_pointwise, cycles_pointwise_c64, cycles_pointwise_c256] per 4x4 pointwise
-/// block besides its loop and 16 x requant_per_output (162 cycles per block besides the loop
-/// in all three programs): the block requantizes its 16 sums straight from the loop's
-/// registers (~6.5 cycles per output instead of 9), then the pointers and parameters advance
-/// through memory since the loop takes every register.
-inline constexpr int matmul_quad_setup = 18;
+/// block besides its loop and 16 x quad_requant_per_output (96 cycles per block besides the
+/// loop in all three programs, measured 2026-11-24): the step and parameter loads and pointer
+/// write-backs of the block loop (the MAC loop takes every register), the peeled first word,
+/// and each group of 4 pixels' call share.
+inline constexpr int matmul_quad_setup = 32;
 /// [fit:cycles_conv3x3] per kernel row of a pixel: interior pixel pairs read their receptive
 /// field in place (no copy); only border pairs are copied to the im2col buffer.
 inline constexpr int im2col_per_row = 4;
@@ -104,9 +109,14 @@ constexpr kernel_terms terms_for(const tiling_problem& P) {
                                                          ceil_div(P.kernel.w * P.Cin, 4));
       k.p0 = 2 * im2col;
       k.p4 = k4 * matmul_4x2_per_k4 + matmul_block_setup;
-      if (pointwise) {
-        // 4 pixels at a time; leftover channels as two pairs' (conv_quad).
-        k.u4 = k4 * matmul_4x4_per_k4 + matmul_quad_setup;
+      if (pointwise && P.Cin >= 12) {
+        // 4 pixels at a time (the kernel does so from 8 input channels, rows of 2 words, but
+        // there this term would be 0, which reads as "no quads": modeled as pairs); leftover
+        // channels as two pairs' (conv_quads). The 16 outputs' requantization is counted here:
+        // per_px counts requant_per_output for every output, so the block takes back the
+        // difference.
+        k.u4 = k4 * matmul_4x4_per_k4 + matmul_quad_setup +
+               16 * (quad_requant_per_output - requant_per_output);
         k.u1 = 2 * (k4 * matmul_1x2_per_k4 + matmul_small_setup);
       }
       k.p1 = k4 * matmul_1x2_per_k4 + matmul_small_setup;
@@ -193,8 +203,11 @@ constexpr std::int64_t compute_lower_bound(const tiling_problem& P) {
           pointwise ? 0
                     : P.kernel.h * (im2col_per_row + std::int64_t{im2col_per_word} *
                                                          ceil_div(P.kernel.w * P.Cin, 4));
+      // Quads requantize for less per output (quad_requant_per_output).
+      const bool quads = pointwise && P.Cin >= 12;
       t = (pointwise ? P.macs * matmul_4x4_per_k4 / 64 : P.macs * matmul_4x2_per_k4 / 32) +
-          outs * requant_per_output + std::int64_t{P.H} * P.W * im2col;
+          outs * (quads ? quad_requant_per_output : requant_per_output) +
+          std::int64_t{P.H} * P.W * im2col;
       break;
     }
     case op::depthwise:

@@ -5,6 +5,7 @@
 // with 1 x 2 / 1 x 1 dots, pixels in pairs, an odd last pixel with 4 x 1.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 
@@ -144,14 +145,15 @@ template <int Kind>
   matmul_columns(a, ep, p0, two ? p1 : nullptr, k, c0, c1, o0, o1);
 }
 
-/// Four adjacent output pixels (`o` the first's output row position) of a single-row kernel
-/// whose receptive fields (from `p0`, sw * c_in bytes apart) lie inside the tile: the channel
-/// blocks as 4 x 4 blocks requantized straight from registers, the leftover channels of the
-/// box as two pairs.
+/// `n` >= 1 groups of four adjacent output pixels (`o` the first's output row position) of a
+/// single-row kernel whose receptive fields (from `p0`, sw * c_in bytes apart) lie inside the
+/// tile: the channel blocks as 4 x 4 blocks requantized straight from registers, the leftover
+/// channels of the box as pairs.
 template <int Kind, bool Bias, bool BN>
-inline void conv_quad(const tile_args& a, const atoms::fast_requant& qr, const box& b,
-                      const rows_geometry& rows, const quad_steps& gr, const std::uint8_t* p0,
-                      std::uint8_t* o) {
+[[gnu::noinline]] inline void conv_quads(const tile_args& a, const atoms::fast_requant& qr,
+                                         const box& b, const rows_geometry& rows,
+                                         const quad_steps& gr, const std::uint8_t* p0,
+                                         std::uint8_t* o, int n) {
   // Local copies: the byte stores would otherwise make the compiler reload every field.
   const atoms::fast_requant q = qr.local();
   const quad_steps g = gr;
@@ -159,35 +161,52 @@ inline void conv_quad(const tile_args& a, const atoms::fast_requant& qr, const b
   const int nb = (b.c1 - b.c0) / 4;
   const int c_blocks = b.c0 + 4 * nb;
   const std::int8_t* w = a.weights + static_cast<long>(b.c0) * g.k;
-  quad_out qo{q.t_hi,
-              q.mul,
-              q.shift,
-              q.hi,
-              oc,
-              o + b.c0,
-              Bias ? q.bias + b.c0 : nullptr,
-              BN ? q.kappa + b.c0 : nullptr,
-              BN ? q.lambda + b.c0 : nullptr};
-  // The final clip chosen once for the blocks of these 4 pixels.
-  const auto blocks = [&]<bool Clip>() {
-    for (int i = nb; i != 0; --i) {
-      atoms::mm4x4_block<Kind, Clip, Bias, BN>(p0, g, w, q, qo);
-      w += 4 * g.k;
-      qo.o += 4;
-      if constexpr (Bias) qo.bias += 4;
-      if constexpr (BN) qo.kappa += 4, qo.lambda += 4;
-    }
-  };
-  if (q.clip)
-    blocks.template operator()<true>();
-  else
-    blocks.template operator()<false>();
+  // Kind 0 fused (atoms::quad_fused): the bound of t >> shift, clipping included.
+  const std::int32_t t_bound =
+      Kind == 0 && atoms::quad_fused ? std::min(q.t_hi >> q.shift, q.hi) : q.t_hi;
+  const quad_out qo{t_bound,
+                    q.mul,
+                    q.shift,
+                    q.hi,
+                    oc,
+                    o + b.c0,
+                    Bias ? q.bias + b.c0 : nullptr,
+                    BN ? q.kappa + b.c0 : nullptr,
+                    BN ? q.lambda + b.c0 : nullptr};
+  // The final clip chosen once for these pixels (kind 0 fused: none needed).
+  if constexpr (Kind == 0 && atoms::quad_fused) {
+    atoms::mm4x4_blocks<Kind, false, Bias, BN>(p0, g, w, q, qo, nb, n);
+  } else {
+    if (q.clip)
+      atoms::mm4x4_blocks<Kind, true, Bias, BN>(p0, g, w, q, qo, nb, n);
+    else
+      atoms::mm4x4_blocks<Kind, false, Bias, BN>(p0, g, w, q, qo, nb, n);
+  }
   if (c_blocks < b.c1) {
     const long ps = g.ps;
-    conv_rest<Kind>(a.weights, q, p0, p0 + ps, rows, c_blocks, b.c1, o, o + oc);
-    conv_rest<Kind>(a.weights, q, p0 + 2 * ps, p0 + 3 * ps, rows, c_blocks, b.c1, o + 2 * oc,
-                    o + 3 * oc);
+    for (int j = 0; j < n; ++j, p0 += 4 * ps, o += 4 * oc) {
+      conv_rest<Kind>(a.weights, q, p0, p0 + ps, rows, c_blocks, b.c1, o, o + oc);
+      conv_rest<Kind>(a.weights, q, p0 + 2 * ps, p0 + 3 * ps, rows, c_blocks, b.c1, o + 2 * oc,
+                      o + 3 * oc);
+    }
   }
+}
+
+/// The box of a 1x1 kernel at stride 1 without padding over whole rows as one run of pixels
+/// (input and output rows follow each other): its groups of 4 pixels across the rows
+/// (conv_quads). Returns the number of pixels done.
+template <int Kind, bool Bias, bool BN>
+[[gnu::noinline]] inline int conv_run(const tile_args& a, const box& b) {
+  const int n = (b.y1 - b.y0) * (b.x1 - b.x0) / 4;
+  if (n > 0) {
+    const atoms::fast_requant q = atoms::fast_of(a);
+    const rows_geometry rows = rows_geometry_of(a.w_in * a.c_in, 1, a.c_in / 4);
+    const quad_steps g = quad_steps_of(a.c_in, rows.words);
+    conv_quads<Kind, Bias, BN>(
+        a, q, b, rows, g, a.in + static_cast<long>(b.y0) * a.w_in * a.c_in,
+        static_cast<std::uint8_t*>(a.out) + static_cast<long>(b.y0) * a.w_out * a.c_out, n);
+  }
+  return 4 * n;
 }
 
 /// This core's box of a conv or pointwise tile, pixel pair by pixel pair, with the
@@ -210,22 +229,33 @@ inline void conv_pairs(const tile_args& a, const box& b, std::uint8_t* col0, std
   const rows_geometry one_row = rows_geometry_of(k & ~3, 1, k / 4 > 0 ? k / 4 : 1);
   const int nb = (b.c1 - b.c0) / 4;
   const int c_blocks = b.c0 + 4 * nb;
-  // Single-row receptive fields read in place go 4 pixels at a time.
-  const bool quads = rows_words && a.kh == 1 && nb > 0;
+  // Single-row receptive fields read in place go 4 pixels at a time (on CORE-V with rows of 2
+  // words or more: atoms::mm4x4_blocks).
+  const bool quads = rows_words && a.kh == 1 && nb > 0 && (!atoms::quad_fused || row >= 8);
   const quad_steps quad = quad_steps_of(static_cast<long>(a.sw) * c, in_place.words);
   const std::int8_t* const w_first = a.weights + static_cast<long>(b.c0) * k;
-  for (int oy = b.y0; oy < b.y1; ++oy) {
+  // A 1x1 kernel at stride 1 without padding over whole rows: the box's pixels are one run
+  // (input and output rows follow each other), done as groups of 4 pixels across the rows;
+  // the row loop below takes the last pixels.
+  int done = 0;
+  if constexpr (Kind < 3)
+    if (quads && a.kw == 1 && a.sw == 1 && a.sh == 1 && a.pad_t == 0 && a.pad_l == 0 && b.x0 == 0 &&
+        b.x1 == a.w_out && a.w_in == a.w_out && b.y1 <= a.h_in)
+      done = conv_run<Kind, Bias, BN>(a, b);
+  // Where the row loop starts: after the run, if any.
+  int ox_first = b.x0 + done % (b.x1 - b.x0);
+  for (int oy = b.y0 + done / (b.x1 - b.x0); oy < b.y1; ++oy, ox_first = b.x0) {
     std::uint8_t* orow = out + static_cast<long>(oy) * a.w_out * a.c_out;
     const int iy0 = oy * a.sh - a.pad_t;
     const bool rows_inside = iy0 >= 0 && iy0 + a.kh <= a.h_in;
-    for (int ox = b.x0, step; ox < b.x1; ox += step) {
+    for (int ox = ox_first, step; ox < b.x1; ox += step) {
       step = 2;
       const int ix0 = ox * a.sw - a.pad_l;
       if constexpr (Kind < 3) {
         if (quads && rows_inside && ox + 4 <= b.x1 && ix0 >= 0 && ix0 + 3 * a.sw + a.kw <= a.w_in) {
-          conv_quad<Kind, Bias, BN>(a, q, b, in_place, quad,
-                                    a.in + (static_cast<long>(iy0) * a.w_in + ix0) * c,
-                                    orow + static_cast<long>(ox) * a.c_out);
+          conv_quads<Kind, Bias, BN>(a, q, b, in_place, quad,
+                                     a.in + (static_cast<long>(iy0) * a.w_in + ix0) * c,
+                                     orow + static_cast<long>(ox) * a.c_out, 1);
           step = 4;
           continue;
         }

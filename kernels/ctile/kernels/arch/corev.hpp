@@ -180,10 +180,27 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
 
 // clang-format off
 /// Requantization of one accumulator S of the fused 4x4 block, in place: optional bias (x2),
-/// optional batch-norm (x0, x1), cv.clipur to [0, t_hi] (ba), multiply (kind 1) or mulhu
-/// (kind 2) by ps, shift by bw, optional final cv.clipur to hi (k), post-increment byte
-/// store to `a`, the next pixel's output `w` bytes on.
+/// optional batch-norm (x0, x1). Kind 0 (shift only): an arithmetic shift by bw merged into
+/// the last addition (cv.addNr: (S + x) >>> bw), then one cv.clipur to ba, which holds
+/// min(t_hi >> shift, hi): clipping commutes with the floor shift, so this is the clip of t
+/// to [0, t_hi], the shift and the final clip at once. Kinds 1 and 2: cv.clipur to [0, t_hi]
+/// (ba), multiply (kind 1) or mulhu (kind 2) by ps, shift by bw, optional final cv.clipur to
+/// hi (k). The value stays in S (the block stores 4 channels of a pixel as one word).
 #define CTILE_COREV_QOUT(S)                        \
+  ".if %[kind] == 0\n"                             \
+  ".if %[bn]\n"                                    \
+  ".if %[bias]\n"                                  \
+  "add %[" #S "], %[" #S "], %[x2]\n"              \
+  ".endif\n"                                       \
+  "mul %[" #S "], %[" #S "], %[x0]\n"              \
+  "cv.addnr %[" #S "], %[x1], %[bw]\n"             \
+  ".elseif %[bias]\n"                              \
+  "cv.addnr %[" #S "], %[x2], %[bw]\n"             \
+  ".else\n"                                        \
+  "sra %[" #S "], %[" #S "], %[bw]\n"              \
+  ".endif\n"                                       \
+  "cv.clipur %[" #S "], %[" #S "], %[ba]\n"        \
+  ".else\n"                                        \
   ".if %[bias]\n"                                  \
   "add %[" #S "], %[" #S "], %[x2]\n"              \
   ".endif\n"                                       \
@@ -202,93 +219,137 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
   ".if %[clip]\n"                                  \
   "cv.clipur %[" #S "], %[" #S "], %[k]\n"         \
   ".endif\n"                                       \
-  "cv.sb %[" #S "], (%[a]), %[w]\n"
-/// Channel F of the fused block: its parameters (kappa through y0, lambda through y1, bias
-/// through x3), its output pointer, then its 4 pixels' accumulators.
-#define CTILE_COREV_QCH(F, S0, S1, S2, S3)         \
-  "lw %[a], %[mo]\n"                               \
-  ".if %[bn]\n"                                    \
-  "lw %[x0], 4*" #F "(%[y0])\n"                    \
-  "lw %[x1], 4*" #F "(%[y1])\n"                    \
-  ".endif\n"                                       \
+  ".endif\n"
+/// Channel F of the fused block: its parameters by post-increment loads (bias through x3,
+/// kappa through y0, lambda through y1, which end at the next block's; loaded in this order, so
+/// that the first output's first use is not the instruction after its load), then its 4
+/// pixels' accumulators.
+#define CTILE_COREV_QCH(S0, S1, S2, S3)            \
   ".if %[bias]\n"                                  \
-  "lw %[x2], 4*" #F "(%[x3])\n"                    \
+  "cv.lw %[x2], (%[x3]), 4\n"                      \
   ".endif\n"                                       \
-  "addi %[a], %[a], " #F "\n"                      \
+  ".if %[bn]\n"                                    \
+  "cv.lw %[x0], (%[y0]), 4\n"                      \
+  "cv.lw %[x1], (%[y1]), 4\n"                      \
+  ".endif\n"                                       \
   CTILE_COREV_QOUT(S0) CTILE_COREV_QOUT(S1) CTILE_COREV_QOUT(S2) CTILE_COREV_QOUT(S3)
+/// Pixel P's 4 outputs (channel f in S_f) as one word: bytes 0, 1 by cv.packlo.b, bytes 2, 3
+/// by cv.packhi.b (each keeps the other half of its destination), then a post-increment word
+/// store (a misaligned one, when the channel offset or c_out is not a multiple of 4, is split
+/// by the core).
+#define CTILE_COREV_QPIX(S0, S1, S2, S3, STEP)     \
+  "cv.packlo.b %[" #S0 "], %[" #S1 "], %[" #S0 "]\n" \
+  "cv.packhi.b %[" #S0 "], %[" #S3 "], %[" #S2 "]\n" \
+  "cv.sw %[" #S0 "], (%[a]), %[" #STEP "]\n"
 // clang-format on
 
-/// A 4x4 block of one-row receptive fields (pointwise, or any conv with a single kernel row
-/// read in place), requantized and stored: 4 filters from `w` against 4 pixels from `a`
-/// (steps `g`). The first iteration is peeled with cv.dotusp.b (nothing is zeroed), the
-/// other words - 1 are a hardware loop of 24 instructions for 64 MACs (skipped when 0). The
-/// loop takes every allocatable register (16 sums, 6 data words, 2 pointers, 4 steps), so
-/// every operand is read from memory (stack operands, no register): the pointers and steps
-/// before the loop, the loop count once y0 is dead in the peeled iteration, the
-/// requantization `q` into the registers the loop leaves: per output 4 to 7 instructions (bias add,
-/// kappa mul + lambda add, cv.clipur, mul / mulhu, srl, cv.clipur, cv.sb), per channel 2 to 5
-/// (parameters, output pointer), selected with .if at compile time. 28 registers: optimized
-/// builds only, without a frame pointer (atoms::mm4x4_block falls back otherwise).
+/// The blocks of one group of 4 pixels (pointwise, or any conv with a single kernel row read
+/// in place), requantized and stored: `r.blocks` >= 1 times 4 filters (from r.w, the next
+/// block's 4 k bytes on) against the 4 pixels from r.a (steps r.ps, r.k, r.ba, r.bw as in
+/// quad_steps, r.words >= 2), in an outer hardware loop (loop 1) of one block per iteration.
+/// A block: the first word peeled with cv.dotusp.b (nothing is zeroed), the other words - 1
+/// a hardware loop (loop 0) of 24 instructions for 64 MACs, then the requantization from the
+/// loop's registers: per output 2 to 7 instructions (kind 0: bias add, kappa mul, cv.addNr of
+/// lambda with the shift, cv.clipur; kinds 1, 2: bias add, kappa mul + lambda add, cv.clipur,
+/// mul / mulhu, srl, cv.clipur), per channel 0 to 3 parameter loads, selected with .if at
+/// compile time; then per pixel its 4 channels packed into one word and stored (cv.packlo.b,
+/// cv.packhi.b, cv.sw). The MAC loop takes every allocatable register (16 sums, 6 data words,
+/// 2 pointers, 4 steps), so every operand lives in `r` (stack operands, no register): read
+/// per block, and the weight, output and parameter pointers written back for the next block.
+/// 28 registers: optimized builds only, without a frame pointer (atoms::mm4x4_blocks falls
+/// back otherwise).
 template <int Kind, bool Clip, bool Bias, bool BN>
-[[gnu::always_inline]] inline void mm4x4_row_store(const std::uint8_t* const& a,
-                                                   const quad_steps& g, const std::int8_t* const& w,
-                                                   const quad_out& q) {
+[[gnu::always_inline]] inline void mm4x4_run(quad_run& r) {
+  static_assert(Kind != 0 || !Clip,
+                "mm4x4_run: kind 0 (shift only) folds the final clip into its one cv.clipur, so "
+                "it has no variant with a separate final clip.");
+  constexpr int bias = Bias ? 1 : 0, bn = BN ? 1 : 0, clip = Clip ? 1 : 0;
+  constexpr int per_out = Kind == 0 ? (BN ? 3 + bias : 2) : bias + 2 * bn + 3 + clip;
+  // Loop 1 body: 6 loads, the peeled word (24 + count load + cv.setup), loop 0 (24), the
+  // weight pointer update and the requantization constants, the 4 channels, the parameter
+  // pointers written back, the 4 packed stores (3 loads, 4 x 3, the output pointer written).
+  constexpr int body = 6 + 26 + 24 + (4 + 2 + (Kind > 0 ? 1 : 0) + clip + 2 * bn + bias) +
+                       4 * (bias + 2 * bn) + 16 * per_out + (2 * bn + bias) + 16;
   std::int32_t s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15;
   std::uint32_t x0, x1, x2, x3, y0, y1, ra, rw, ps, k, ba, bw;
-  // Loop body: 24 instructions, the end 4 + 24 * 4 bytes after cv.setup: uimm 50.
+  // Loop 0 body: 24 instructions, the end 4 + 24 * 4 bytes after its cv.setup: uimm 25.
   __asm__ volatile(
       // clang-format off
-      "lw %[a], %[ma]\n"
-      "lw %[w], %[mw]\n"
-      "lw %[ps], %[mps]\n"
-      "lw %[ba], %[mba]\n"
-      "lw %[k], %[mk]\n"
-      "lw %[bw], %[mbw]\n"
+      "lw %[y0], %[mnb]\n"
       ".balign 4\n"
       ".option push\n"
       ".option norvc\n"
+      ".insn i 0x2B, 4, x15, %[y0], %[end1]\n"
+      "0:\n"
+      "lw %[a], %[ma]\n"
+      "lw %[w], %[mw]\n"
+      "lw %[ps], %[mps]\n"
+      "lw %[k], %[mk]\n"
+      "lw %[ba], %[mba]\n"
+      "lw %[bw], %[mbw]\n"
       CTILE_COREV_4X4_A(cv.dotusp.b)
-      "lw %[y0], %[mn]\n"
+      "lw %[y0], %[mn1]\n"
       CTILE_COREV_4X4_B(cv.dotusp.b)
-      "addi %[y0], %[y0], -1\n"
-      "cv.beqimm %[y0], 0, 1f\n"
       ".insn i 0x2B, 4, x14, %[y0], 25\n"
       CTILE_COREV_4X4_A(cv.sdotusp.b)
       CTILE_COREV_4X4_B(cv.sdotusp.b)
-      "1:\n"
-      ".option pop\n"
+      // w is at filter 1 of this block: the next block's is 3 k on.
+      "add %[w], %[w], %[k]\n"
+      "add %[w], %[w], %[k]\n"
+      "add %[w], %[w], %[k]\n"
+      ".if %[bias]\n"
+      "lw %[x3], %[mbp]\n"
+      ".endif\n"
+      ".if %[bn]\n"
+      "lw %[y0], %[mkp]\n"
+      "lw %[y1], %[mlp]\n"
+      ".endif\n"
       "lw %[ba], %[mthi]\n"
       "lw %[bw], %[msh]\n"
+      "sw %[w], %[mw]\n"
       ".if %[kind] > 0\n"
       "lw %[ps], %[mmul]\n"
       ".endif\n"
       ".if %[clip]\n"
       "lw %[k], %[mhi]\n"
       ".endif\n"
-      "lw %[w], %[moc]\n"
-      ".if %[bn]\n"
-      "lw %[y0], %[mkp]\n"
-      "lw %[y1], %[mlp]\n"
-      ".endif\n"
+      CTILE_COREV_QCH(s0, s1, s2, s3)
+      CTILE_COREV_QCH(s4, s5, s6, s7)
+      CTILE_COREV_QCH(s8, s9, s10, s11)
+      CTILE_COREV_QCH(s12, s13, s14, s15)
       ".if %[bias]\n"
-      "lw %[x3], %[mbp]\n"
+      "sw %[x3], %[mbp]\n"
       ".endif\n"
-      CTILE_COREV_QCH(0, s0, s1, s2, s3)
-      CTILE_COREV_QCH(1, s4, s5, s6, s7)
-      CTILE_COREV_QCH(2, s8, s9, s10, s11)
-      CTILE_COREV_QCH(3, s12, s13, s14, s15)
+      ".if %[bn]\n"
+      "sw %[y0], %[mkp]\n"
+      "sw %[y1], %[mlp]\n"
+      ".endif\n"
+      "lw %[a], %[mo]\n"
+      "lw %[w], %[moc]\n"
+      "lw %[x0], %[mob]\n"
+      CTILE_COREV_QPIX(s0, s4, s8, s12, w)
+      CTILE_COREV_QPIX(s1, s5, s9, s13, w)
+      CTILE_COREV_QPIX(s2, s6, s10, s14, w)
+      CTILE_COREV_QPIX(s3, s7, s11, s15, x0)
+      "sw %[a], %[mo]\n"
+      "2:\n"
+      ".if (2b - 0b) != 4 * %[body]\n"
+      ".error \"mm4x4_run: the loop 1 body is not the length its cv.setup assumes\"\n"
+      ".endif\n"
+      ".option pop\n"
       // clang-format on
       : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4),
         [s5] "=&r"(s5), [s6] "=&r"(s6), [s7] "=&r"(s7), [s8] "=&r"(s8), [s9] "=&r"(s9),
         [s10] "=&r"(s10), [s11] "=&r"(s11), [s12] "=&r"(s12), [s13] "=&r"(s13),
         [s14] "=&r"(s14), [s15] "=&r"(s15), [a] "=&r"(ra), [w] "=&r"(rw), [x0] "=&r"(x0),
         [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [y0] "=&r"(y0), [y1] "=&r"(y1),
-        [ps] "=&r"(ps), [k] "=&r"(k), [ba] "=&r"(ba), [bw] "=&r"(bw)
-      : [ma] "m"(a), [mw] "m"(w), [mps] "m"(g.ps), [mk] "m"(g.k), [mba] "m"(g.ba),
-        [mbw] "m"(g.bw), [mn] "m"(g.words), [mthi] "m"(q.t_hi), [mmul] "m"(q.mul),
-        [msh] "m"(q.shift), [mhi] "m"(q.hi), [moc] "m"(q.oc), [mo] "m"(q.o), [mbp] "m"(q.bias),
-        [mkp] "m"(q.kappa), [mlp] "m"(q.lambda), [kind] "i"(Kind), [clip] "i"(Clip ? 1 : 0),
-        [bias] "i"(Bias ? 1 : 0), [bn] "i"(BN ? 1 : 0)
+        [ps] "=&r"(ps), [k] "=&r"(k), [ba] "=&r"(ba), [bw] "=&r"(bw), [mw] "+m"(r.w),
+        [mo] "+m"(r.o), [mbp] "+m"(r.bias), [mkp] "+m"(r.kappa), [mlp] "+m"(r.lambda)
+      : [ma] "m"(r.a), [mps] "m"(r.ps), [mk] "m"(r.k), [mba] "m"(r.ba), [mbw] "m"(r.bw),
+        [mn1] "m"(r.words_minus_1), [mnb] "m"(r.blocks), [mthi] "m"(r.t_hi), [mmul] "m"(r.mul),
+        [msh] "m"(r.shift), [mhi] "m"(r.hi), [moc] "m"(r.oc), [mob] "m"(r.ob),
+        [kind] "i"(Kind), [clip] "i"(clip), [bias] "i"(bias), [bn] "i"(bn), [body] "i"(body),
+        [end1] "i"(body + 1)
       : "memory");
 }
 

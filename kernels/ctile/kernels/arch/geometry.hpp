@@ -47,6 +47,24 @@ struct quad_out {
   const std::int32_t *bias, *kappa, *lambda;  ///< the block's first channel (any when unused)
 };
 
+/// Everything the CORE-V run of 4 x 4 blocks over one group of 4 pixels reads, as plain words
+/// on the stack (the loop leaves no register for pointers to them): the steps of quad_steps,
+/// the requantization of quad_out, and the pointers the run moves from block to block.
+struct quad_run {
+  const std::uint8_t* a;  ///< pixel 0
+  long ps, k, ba, bw;     ///< as in quad_steps
+  std::int32_t words_minus_1;
+  std::int32_t blocks;
+  std::int32_t t_hi;  ///< kind 0: min(t_hi >> shift, hi) (see quad_out)
+  std::uint32_t mul;
+  std::int32_t shift, hi;
+  long oc;               ///< bytes from one pixel's outputs to the next pixel's
+  long ob;               ///< 4 - 3 oc: from pixel 3's outputs to the next block's pixel 0
+  const std::int8_t* w;  ///< the block's filter 0 (moved on by 4 k per block)
+  std::uint8_t* o;       ///< pixel 0's output of the block's channel 0 (moved on by 4)
+  const std::int32_t *bias, *kappa, *lambda;  ///< the block's channel 0 (moved on by 4)
+};
+
 static_assert(sizeof(rows_geometry) == 20, "the assembly reads rows_geometry as five words.");
 
 }  // namespace ctile::kernels

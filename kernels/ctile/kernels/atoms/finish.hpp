@@ -300,24 +300,64 @@ template <int Kind, bool Clip, bool Bias, bool BN, int P>
   }
 }
 
-/// The 4 x 4 block of a single-row kernel read in place (see mm4x4_row), requantized like
-/// store4xp_at into o.o + p * o.oc + f for pixel p, filter f; `q` and `o` hold the same plan.
-/// On CORE-V one assembly statement does both, from the loop's registers; it needs all 28
+/// Whether mm4x4_blocks runs as one CORE-V assembly statement (isa::mm4x4_run), which for
+/// kind 0 takes in quad_out::t_hi the bound of t >> shift, min(t_hi >> shift, hi), and applies
+/// it with one cv.clipur: the final clip is then free and needs no variant. It needs all 28
 /// allocatable registers, so unoptimized builds (whose frame pointer takes one) use the 4x2
-/// loops here instead. Optimized builds must not keep the frame pointer
-/// (-fno-omit-frame-pointer).
+/// loops instead. Optimized builds must not keep the frame pointer (-fno-omit-frame-pointer).
+#if defined(CTILE_KERNELS_ISA_COREV) && defined(__OPTIMIZE__)
+inline constexpr bool quad_fused = true;
+#else
+inline constexpr bool quad_fused = false;
+#endif
+
+/// The 4 x 4 block of a single-row kernel read in place (see mm4x4_row), requantized like
+/// store4xp_at into o.o + p * o.oc + f for pixel p, filter f.
 template <int Kind, bool Clip, bool Bias, bool BN>
 [[gnu::always_inline]] inline void mm4x4_block(const std::uint8_t* a, const quad_steps& g,
                                                const std::int8_t* w, const fast_requant& q,
                                                const quad_out& o) {
-#if defined(CTILE_KERNELS_ISA_COREV) && defined(__OPTIMIZE__)
-  (void)q;
-  isa::mm4x4_row_store<Kind, Clip, Bias, BN>(a, g, w, o);
-#else
   std::int32_t s[16];
   mm4x4_row(a, g, w, s);
   std::uint8_t* const out[4] = {o.o, o.o + o.oc, o.o + 2 * o.oc, o.o + 3 * o.oc};
   store4xp_at<Kind, Clip, Bias, BN, 4>(q, s, out, o.bias, o.kappa, o.lambda);
+}
+
+/// `nq` >= 1 groups of 4 pixels, group j's from a + j * 4 g.ps with its outputs from
+/// o.o + j * 4 o.oc, each against `nb` >= 1 blocks of 4 filters from `w` (4 g.k bytes apart),
+/// block i's outputs and parameters at + 4 i (o.o, o.bias, ...); `q` and `o` hold the same
+/// plan (kind 0 fused: see quad_fused). On CORE-V (quad_fused) one assembly statement runs a
+/// group's blocks; it needs rows of 2 words or more (g.words >= 2: the callers send rows of
+/// one word to the 4 x 2 blocks).
+template <int Kind, bool Clip, bool Bias, bool BN>
+[[gnu::always_inline]] inline void mm4x4_blocks(const std::uint8_t* a, const quad_steps& g,
+                                                const std::int8_t* w, const fast_requant& q,
+                                                const quad_out& o, int nb, int nq) {
+  const long pixels = 4 * g.ps, outs = 4 * o.oc;
+#if defined(CTILE_KERNELS_ISA_COREV) && defined(__OPTIMIZE__)
+  (void)q;
+  quad_run r{a,       g.ps, g.k,  g.ba,         g.bw, g.words - 1, nb,     o.t_hi,  o.mul,
+             o.shift, o.hi, o.oc, 4 - 3 * o.oc, w,    o.o,         o.bias, o.kappa, o.lambda};
+  std::uint8_t* out = o.o;
+  for (int j = nq; j != 0; --j) {
+    isa::mm4x4_run<Kind, Clip, Bias, BN>(r);
+    r.a += pixels;
+    out += outs;
+    r.w = w, r.o = out, r.bias = o.bias, r.kappa = o.kappa, r.lambda = o.lambda;
+  }
+#else
+  for (int j = 0; j < nq; ++j) {
+    quad_out b = o;
+    b.o += j * outs;
+    const std::int8_t* f = w;
+    for (int i = nb; i != 0; --i) {
+      mm4x4_block<Kind, Clip, Bias, BN>(a + j * pixels, g, f, q, b);
+      f += 4 * g.k;
+      b.o += 4;
+      if constexpr (Bias) b.bias += 4;
+      if constexpr (BN) b.kappa += 4, b.lambda += 4;
+    }
+  }
 #endif
 }
 
