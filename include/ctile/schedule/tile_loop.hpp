@@ -584,13 +584,4 @@ template <class Env>
   ys[1].wait(dma);
 }
 
-/// The loop nest of a layer and plan known at compile time: the same code as run_tiles (always
-/// inlined), instantiated here so that the layer's shape and plan fold into its loop bounds,
-/// border sizes and buffer offsets.
-template <layer L, layer_plan P, class Env>
-void run_tiles_static(Env& env, const kernels::requant_plan& q, const l2_operands& v,
-                      std::uint8_t* l1) {
-  run_tiles(env, L, P, q, v, l1);
-}
-
 }  // namespace ctile::schedule
