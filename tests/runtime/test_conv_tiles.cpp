@@ -155,6 +155,9 @@ void check(const std::vector<std::vector<stripe>>& runs, int cores, std::uint32_
 
 using conv3x3 = network<input(19, 23, 8), conv2d(12, 3).same().bn().requantized(1, 512)>;
 using strided = network<input(20, 9, 3), conv2d(6, 3).strides(2).padded(1, 0, 1, 0).with_bias()>;
+using dwise = network<input(15, 17, 20), depthwise(3).same().bn().requantized(1, 256)>;
+using dw_strided =
+    network<input(16, 16, 16), depthwise(3).strides(2).padded(1, 0, 1, 0).bn().requantized(1, 128)>;
 using pointwise = network<input(16, 16, 32), pointwise(24).bn().requantized(1, 1024)>;
 
 TEST(ConvTiles, BordersAndColumnTiles) {
@@ -191,6 +194,22 @@ TEST(ConvTiles, PointwiseWholeRows) {
   // One tile per channel tile (the input loaded once per stripe).
   constexpr layer_plan deep = plan_with(pointwise::layers[1], 16, 16, 5);
   check<pointwise, deep>({{{0, 16, 0, 24}}, {{0, 16, 0, 10}, {0, 16, 10, 24}}}, 8, 14);
+}
+
+// Depthwise inputs are marshalled by the cores (one command per channel, or per channel and
+// row when a tile is narrower than the input), the next tile's during the current kernel.
+TEST(ConvTiles, Depthwise) {
+  // Whole rows: 3 row tiles x 3 channel tiles (the last 4 channels wide).
+  constexpr layer_plan p = plan_with(dwise::layers[1], 5, 17, 8);
+  check<dwise, p>({{{0, 15, 0, 20}}, {{0, 5, 0, 20}, {5, 15, 0, 20}}}, 8, 15);
+  check<dwise, p>({{{0, 15, 0, 8}, {0, 15, 8, 20}}}, 3, 16);
+  check<dwise, single_buffered(p)>({{{0, 15, 0, 20}}}, 8, 17);
+  // Column tiles of every channel (2-D outputs), one command per channel and row.
+  constexpr layer_plan cols = plan_with(dwise::layers[1], 4, 6, 20);
+  check<dwise, cols>({{{0, 15, 0, 20}}, {{0, 8, 0, 20}, {8, 15, 0, 20}}}, 8, 18);
+  // Stride 2 and one-sided padding; one tile per stripe.
+  constexpr layer_plan s2 = plan_with(dw_strided::layers[1], 4, 8, 16);
+  check<dw_strided, s2>({{{0, 8, 0, 16}}, {{0, 4, 0, 16}, {4, 8, 0, 16}}}, 5, 19);
 }
 
 }  // namespace

@@ -131,8 +131,11 @@ constexpr command_shapes shapes_of(const hal::dma_limits& lim) {
   command_shapes s;
   for (const axis_entry& ty : T::rows) {
     for (const axis_entry& tx : T::cols) {
+      // A depthwise input is marshalled channel by channel (make_chw_job), not one command.
       const one_command in =
-          box_command(ty.in_size, tx.in_size, T::in_pixel, T::in_pixel, T::in_row, lim);
+          L.kind == op::depthwise
+              ? one_command{true, {0, 0, 1, 0, 0}}
+              : box_command(ty.in_size, tx.in_size, T::in_pixel, T::in_pixel, T::in_row, lim);
       s.single = s.single && in.ok;
       s.in_1d = s.in_1d && !in.p.is_2d();
       s.in_2d = s.in_2d && in.p.is_2d();
@@ -152,9 +155,10 @@ constexpr command_shapes shapes_of(const hal::dma_limits& lim) {
     for (const axis_entry& tx : T::cols) {
       s.single =
           s.single &&
-          box_piece(s.in_mode(), true, ty.in_size, tx.in_size, T::in_pixel, T::in_pixel,
-                    T::in_row) ==
-              box_command(ty.in_size, tx.in_size, T::in_pixel, T::in_pixel, T::in_row, lim).p;
+          (L.kind == op::depthwise ||
+           box_piece(s.in_mode(), true, ty.in_size, tx.in_size, T::in_pixel, T::in_pixel,
+                     T::in_row) ==
+               box_command(ty.in_size, tx.in_size, T::in_pixel, T::in_pixel, T::in_row, lim).p);
       for (int ic = 0; ic < P.n_c; ++ic) {
         const int cn = L.out.c - ic * P.tile_c < P.tile_c ? L.out.c - ic * P.tile_c : P.tile_c;
         const one_command out =
@@ -171,7 +175,7 @@ constexpr command_shapes shapes_of(const hal::dma_limits& lim) {
 /// Whether the specialised loop runs layer `L` with plan `P` on DMA limits `lim`.
 template <layer L, layer_plan P>
 constexpr bool specialised(const hal::dma_limits& lim) {
-  if constexpr (L.kind != op::conv || P.n_k > 1) {
+  if constexpr ((L.kind != op::conv && L.kind != op::depthwise) || P.n_k > 1) {
     return false;
   } else {
     return P.n_h >= 1 && P.n_w >= 1 && P.n_c >= 1 && shapes_of<L, P>(lim).single;
@@ -223,6 +227,7 @@ template <layer L, layer_plan P, bool XAlt, class Env>
   constexpr int wpc = weights_per_channel(L);
   constexpr kl_offsets klo = kl_layout(L, P.tile_c);
   constexpr int nx = P.n_w;
+  constexpr bool dw = L.kind == op::depthwise;
   E& dma = env.dma;
 
   const int ic0 = v.c_begin / P.tile_c, ic1 = tiles_of(v.c_end, P.tile_c);
@@ -240,6 +245,8 @@ template <layer L, layer_plan P, bool XAlt, class Env>
   };
 
   one_slot<E> xs[2], ys[2];
+  // Depthwise: the marshalling commands the cores program, one command in flight per core.
+  dma_slot<E, 1> xc[2][max_dma_cores];
   dma_slot<E, 4> ws[2];
   // A channel tile's weights and per-channel parameters as one 1-D command each, in handles
   // of their own, when every channel tile's fit one command (else through ws and copy_box).
@@ -249,7 +256,22 @@ template <layer L, layer_plan P, bool XAlt, class Env>
   constexpr bool w_direct = P.tile_c * wpc <= cmd_max && 4 * P.tile_c <= cmd_max;
   typename E::handle wh[2][4]{};
   int wb = 0;
-  const auto load_x = [&](int iy, int ix, int b) CTILE_INLINE {
+  // A depthwise input tile's marshalling: its channels' box in L2 (HWC) to planes in L1 (CHW).
+  const auto chw_of = [&](int iy, int ix, int ic, int b) CTILE_INLINE {
+    const axis_entry& ty = row_of(iy);
+    const axis_entry& tx = col_of(ix);
+    const int c0 = ic * P.tile_c;
+    const int cn = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
+    return make_chw_job<E>(l1 + P.l1.x[b], v.x + (x_bias + ty.in_off + tx.in_off + c0), cn,
+                           ty.in_size, tx.in_size, T::in_pixel, T::in_row);
+  };
+  const auto load_x = [&](int iy, int ix, [[maybe_unused]] int ic, int b) CTILE_INLINE {
+    if constexpr (dw) {  // programmed by the cores, each its share of the channels
+      const chw_job j = chw_of(iy, ix, ic, b);
+      env.cluster.fork(env.cores(),
+                       [&](int core) { program_chw_share(dma, env.cluster, xc[b], j, core); });
+      return;
+    }
     const axis_entry& ty = row_of(iy);
     const axis_entry& tx = col_of(ix);
     const dma_piece c =
@@ -293,6 +315,13 @@ template <layer L, layer_plan P, bool XAlt, class Env>
   a.cores = env.cores();
   a.split = P.split;
   a.c_in = L.in.c;
+  const auto wait_x = [&](int b) CTILE_INLINE {
+    if constexpr (dw) {
+      for (auto& s : xc[b]) s.wait(dma);
+    } else {
+      xs[b].wait(dma);
+    }
+  };
   const auto set_row = [&](int iy) CTILE_INLINE {
     const axis_entry& ty = row_of(iy);
     a.h_in = ty.in_size, a.h_out = ty.out_size;
@@ -332,6 +361,7 @@ template <layer L, layer_plan P, bool XAlt, class Env>
     a.c_out = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
     c_off = c0 * T::eb;
     c_bytes = a.c_out * T::eb;
+    if constexpr (dw) a.c_in = a.c_out;
   };
 
   const auto body = [&](int core) {
@@ -342,7 +372,7 @@ template <layer L, layer_plan P, bool XAlt, class Env>
 
   int ic = ic0, iy = iy0, ix = 0;
   const bool one_spatial = (iy1 - iy0) * nx == 1;
-  if (XAlt || one_spatial) load_x(iy, ix, 0);  // else each tile loads its own
+  if (XAlt || (!dw && one_spatial)) load_x(iy, ix, ic, 0);  // else each tile loads its own
   enter_channel_tile(ic, true);
   set_row(iy);
   set_col(ix);
@@ -355,12 +385,25 @@ template <layer L, layer_plan P, bool XAlt, class Env>
     // whose input is the same rows again).
     int nix = ix + 1, niy = iy;
     if (nix == nx) nix = 0, niy = niy + 1 == iy1 ? iy0 : niy + 1;
+    // A depthwise input is marshalled by the cores themselves as the kernel's fork starts,
+    // each its share of the channels: the commands cost the cluster 1/cores of their
+    // programming time.
+    chw_job next_job;
+    const chw_job* next = nullptr;
     if constexpr (XAlt) {
-      xs[xb].wait(dma);
-      if (left > 1) load_x(niy, nix, 1 - xb);
+      wait_x(xb);
+      if (left > 1) {
+        if constexpr (dw) {
+          next_job = chw_of(niy, nix, nix == 0 && niy == iy0 ? ic + 1 : ic, 1 - xb);
+          next = &next_job;
+        } else {
+          load_x(niy, nix, 0, 1 - xb);
+        }
+      }
     } else {
-      if (!one_spatial) load_x(iy, ix, 0);  // the previous tile's kernel is done with it
-      xs[0].wait(dma);
+      // The previous tile's kernel is done with the buffer.
+      if (dw || !one_spatial) load_x(iy, ix, ic, 0);
+      wait_x(0);
     }
     ys[yb].wait(dma);  // the output buffer is free once its previous transfer is done
     a.in = l1 + P.l1.x[xb];
@@ -369,7 +412,17 @@ template <layer L, layer_plan P, bool XAlt, class Env>
     {
       [[maybe_unused]] auto reading = env.reading(a.in, a.h_in * a.w_in * a.c_in);
       [[maybe_unused]] auto writing = env.writing(a.out, a.h_out * a.w_out * a.c_out * T::eb);
-      env.cluster.fork(a.cores, body);
+      if constexpr (dw) {
+        auto& next_slots = xc[1 - xb];
+        env.cluster.fork(a.cores, [&](int core) {
+          if (next != nullptr) program_chw_share(dma, env.cluster, next_slots, *next, core);
+          kernels::tile_args mine = a;
+          mine.core = core;
+          env.run_kernel(kk, mine);
+        });
+      } else {
+        env.cluster.fork(a.cores, body);
+      }
     }
     const axis_entry& ty = row_of(iy);
     const axis_entry& tx = col_of(ix);
@@ -406,7 +459,10 @@ template <layer L, layer_plan P, class Env>
 void run_conv_tiles(Env& env, const kernels::requant_plan& q, const l2_operands& v,
                     std::uint8_t* l1) {
   constexpr bool x_dual = P.l1.x[0] != P.l1.x[1];
-  if constexpr (x_dual && P.n_h * P.n_w > 1) {
+  if constexpr (L.kind == op::depthwise) {
+    // Every tile reads other channels or pixels: two input buffers alternate.
+    conv_detail::conv_loop<L, P, x_dual>(env, q, v, l1);
+  } else if constexpr (x_dual && P.n_h * P.n_w > 1) {
     // A stripe of one row tile (and one column tile) has one input for all its tiles.
     if (P.n_w == 1 && tiles_of(v.row_end, P.tile_h) - v.row_begin / P.tile_h == 1) {
       conv_detail::conv_loop<L, P, false>(env, q, v, l1);
