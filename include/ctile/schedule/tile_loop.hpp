@@ -297,6 +297,20 @@ template <class Env>
   };
 
   if (total <= 0) return;
+  // The kernel arguments every tile shares, set once; the loop sets the tile's own.
+  kernels::tile_args a;
+  a.h_in = 1, a.w_in = 1;
+  a.h_out = 1, a.w_out = 1;
+  a.quant = q;
+  a.scratch = l1 + P.l1.scratch;
+  a.cores = env.cores();
+  a.split = P.split;
+  if (nk > 1) a.partial = reinterpret_cast<std::int32_t*>(l1 + P.l1.scratch);
+  const auto body = [&](int core) {
+    kernels::tile_args mine = a;
+    mine.core = core;
+    env.run_kernel(kernels::kernel_kind::linear, mine);
+  };
   int ic = ic0, ik = 0;
   load_x(ik, 0);
   load_w(ic, ik, 0);
@@ -326,11 +340,10 @@ template <class Env>
     const int cn = channels(ic), kn = k_bytes(ik);
     if (last) ys[yb].wait(dma);  // the output buffer is free once its transfer is done
 
-    kernels::tile_args a;
     a.in = l1 + P.l1.x[xb];
-    a.h_in = 1, a.w_in = 1, a.c_in = kn;
+    a.c_in = kn;
     a.out = l1 + P.l1.y[yb];
-    a.h_out = 1, a.w_out = 1, a.c_out = cn;
+    a.c_out = cn;
     a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[wb]);
     const auto param = [&](int off) CTILE_INLINE {
       return off >= 0 ? reinterpret_cast<const std::int32_t*>(l1 + P.l1.kl[wb] + off) : nullptr;
@@ -338,12 +351,7 @@ template <class Env>
     a.bias = param(klo.bias);
     a.kappa = param(klo.kappa);
     a.lambda = param(klo.lambda);
-    a.quant = q;
-    a.scratch = l1 + P.l1.scratch;
-    a.cores = env.cores();
-    a.split = P.split;
     if (nk > 1) {
-      a.partial = reinterpret_cast<std::int32_t*>(l1 + P.l1.scratch);
       a.k_first = ik == 0;
       a.k_last = last;
     }
@@ -351,11 +359,7 @@ template <class Env>
     {
       [[maybe_unused]] auto reading = env.reading(a.in, kn);
       [[maybe_unused]] auto writing = env.writing(a.out, last ? cn * ebytes : 0);
-      env.cluster.fork(a.cores, [&](int core) {
-        kernels::tile_args mine = a;
-        mine.core = core;
-        env.run_kernel(kernels::kernel_kind::linear, mine);
-      });
+      env.cluster.fork(a.cores, body);
     }
     if (last) {  // send the channel tile's output to L2
       copy_box(dma, ys[yb], dma_dir::l1_to_l2, l1 + P.l1.y[yb],
