@@ -28,6 +28,11 @@ constexpr layer_plan plan_with(const layer& l, int th, int tw, int tc) {
   const tiling_problem prob = make_problem(l, plat);
   return make_layer_plan(prob, tc, th, tw, cost::default_split(prob));
 }
+/// The plan of linear layer `l` with tiles of tc output channels and tk bytes of the reduction.
+constexpr layer_plan plan_linear(const layer& l, int tc, int tk) {
+  const tiling_problem prob = make_problem(l, plat);
+  return make_layer_plan(prob, tc, 1, 1, cost::default_split(prob), tk);
+}
 /// The same with one copy of the input, output and weight buffers (each tile reloads its input
 /// and the weights of its channel tile once the previous kernel is done).
 constexpr layer_plan single_buffered(layer_plan p) {
@@ -108,7 +113,17 @@ outcome run(bool special, const std::vector<stripe>& stripes, const layer_params
   for (const auto& viol : mem.violations()) o.problems.push_back(viol.text);
   o.commands = mem.counters().commands_on(hal::traffic_path::l2_to_l1) +
                mem.counters().commands_on(hal::traffic_path::l1_to_l2);
-  o.values.assign(out, out + out_bytes);
+  const auto n = static_cast<std::size_t>(L.out.elements());
+  o.values.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (L.output() == output_kind::i32) {
+      std::int32_t v32;
+      std::memcpy(&v32, out + 4 * i, 4);
+      o.values[i] = v32;
+    } else {
+      o.values[i] = out[i];
+    }
+  }
   return o;
 }
 
@@ -118,7 +133,8 @@ outcome run(bool special, const std::vector<stripe>& stripes, const layer_params
 template <class Net, layer_plan P, bool Special = true>
 void check(const std::vector<std::vector<stripe>>& runs, int cores, std::uint32_t seed) {
   constexpr layer L = Net::layers[1];
-  static_assert(schedule::conv_detail::specialised<L, P>(hal::host_dma::limits) == Special,
+  static_assert((schedule::conv_detail::specialised<L, P>(hal::host_dma::limits) ||
+                 schedule::linear_detail::specialised<L, P>(hal::host_dma::limits)) == Special,
                 "The test's plan must take the loop the test names.");
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> wd(-40, 40), bd(-3000, 3000), kd(1, 4), ld(-5000, 9000),
@@ -149,6 +165,7 @@ void check(const std::vector<std::vector<stripe>>& runs, int cores, std::uint32_
       EXPECT_EQ(bad, 0u);
       const outcome g = run<Net, P>(false, stripes, prm, x, mode, seed, cores);
       EXPECT_EQ(o.commands, g.commands);
+      EXPECT_EQ(o.values, g.values);
     }
   }
 }
@@ -158,6 +175,8 @@ using strided = network<input(20, 9, 3), conv2d(6, 3).strides(2).padded(1, 0, 1,
 using dwise = network<input(15, 17, 20), depthwise(3).same().bn().requantized(1, 256)>;
 using dw_strided =
     network<input(16, 16, 16), depthwise(3).strides(2).padded(1, 0, 1, 0).bn().requantized(1, 128)>;
+using fc = network<input(4, 4, 40), linear(37).with_bias().bn().requantized(1, 1 << 14)>;
+using fc_raw = network<input(1, 1, 300), linear(10).with_bias().raw()>;
 using pointwise = network<input(16, 16, 32), pointwise(24).bn().requantized(1, 1024)>;
 
 TEST(ConvTiles, BordersAndColumnTiles) {
@@ -210,6 +229,18 @@ TEST(ConvTiles, Depthwise) {
   // Stride 2 and one-sided padding; one tile per stripe.
   constexpr layer_plan s2 = plan_with(dw_strided::layers[1], 4, 8, 16);
   check<dw_strided, s2>({{{0, 8, 0, 16}}, {{0, 4, 0, 16}, {4, 8, 0, 16}}}, 5, 19);
+}
+
+// Linear layers, whole reductions and reductions cut in K tiles (int32 partial sums), with
+// short last channel and K tiles, over channel stripes; int32 outputs.
+TEST(ConvTiles, Linear) {
+  constexpr layer_plan k = plan_linear(fc::layers[1], 8, 192);  // 5 x 4 tiles
+  check<fc, k>({{{0, 1, 0, 37}}, {{0, 1, 0, 16}, {0, 1, 16, 37}}}, 8, 20);
+  check<fc, single_buffered(k)>({{{0, 1, 0, 37}}}, 3, 21);
+  constexpr layer_plan whole = plan_linear(fc::layers[1], 12, 0);
+  check<fc, whole>({{{0, 1, 0, 37}}, {{0, 1, 0, 24}, {0, 1, 24, 37}}}, 8, 22);
+  constexpr layer_plan raw = plan_linear(fc_raw::layers[1], 3, 128);
+  check<fc_raw, raw>({{{0, 1, 0, 10}}}, 8, 23);
 }
 
 }  // namespace

@@ -453,6 +453,194 @@ template <layer L, layer_plan P, bool XAlt, class Env>
 
 }  // namespace conv_detail
 
+namespace linear_detail {
+
+/// Largest bytes of one command under `lim`.
+constexpr std::uint32_t command_max(const hal::dma_limits& lim) {
+  return lim.max_command_bytes < lim.length_field_max ? lim.max_command_bytes
+                                                      : lim.length_field_max;
+}
+
+/// Whether every transfer of linear layer `L` planned as `P` is one command under `lim`: the
+/// input slices (1-D), the weights (`cn` rows of `kn` bytes, K bytes apart: 2-D unless whole
+/// rows or one row), the per-channel parameters and the outputs (1-D).
+template <layer L, layer_plan P>
+constexpr bool specialised(const hal::dma_limits& lim) {
+  if constexpr (L.kind != op::linear) {
+    return false;
+  } else {
+    const auto K = static_cast<std::uint32_t>(L.in.elements());
+    const int nk = P.n_k > 1 ? P.n_k : 1;
+    const auto tk = static_cast<std::uint32_t>(nk > 1 ? P.tile_k : static_cast<int>(K));
+    const auto last_k = K - static_cast<std::uint32_t>(nk - 1) * tk;
+    const auto tc = static_cast<std::uint32_t>(P.tile_c);
+    const auto last_c = static_cast<std::uint32_t>(L.out.c - (P.n_c - 1) * P.tile_c);
+    const auto eb = static_cast<std::uint32_t>(L.output_bytes_per_element());
+    const std::uint32_t m = command_max(lim);
+    if (P.n_c < 1 || tk == 0 || last_k == 0 || last_c == 0 || tk > m || 4 * tc > m || tc * eb > m)
+      return false;
+    for (const std::uint32_t kn : {tk, last_k}) {
+      for (const std::uint32_t cn : {tc, last_c}) {
+        if (cn * kn > m) return false;
+        const bool contiguous = cn == 1 || kn == K;
+        if (!contiguous && !(lim.has_2d && kn <= lim.max_line_bytes && K <= lim.max_stride))
+          return false;
+      }
+    }
+    return true;
+  }
+}
+
+/// The loop nest of a linear layer known at compile time whose every transfer is one command:
+/// the same transfers as run_linear_tiles, with the input and weight buffers chosen by the
+/// tile's parity and each command programmed inline into a handle of its own.
+template <layer L, layer_plan P, class Env>
+[[gnu::noinline]] void linear_loop(Env& env, const kernels::requant_plan& q, const l2_operands& v,
+                                   std::uint8_t* l1) {
+  using E = typename Env::dma_type;
+  using conv_detail::one_slot;
+  using hal::dma_dir;
+  E& dma = env.dma;
+  constexpr int K = static_cast<int>(L.in.elements());
+  constexpr int nk = P.n_k > 1 ? P.n_k : 1;
+  constexpr int tk = nk > 1 ? P.tile_k : K;
+  constexpr int eb = L.output_bytes_per_element();
+  constexpr kl_offsets klo = kl_layout(L, P.tile_c);
+  constexpr bool x_dual = P.l1.x[0] != P.l1.x[1];
+  constexpr bool w_dual = P.l1.w[0] != P.l1.w[1];
+  constexpr bool y_dual = P.l1.y[0] != P.l1.y[1];
+  // The input slice changes every tile when the reduction is cut (else one slice serves all).
+  constexpr bool x_alt = x_dual && nk > 1;
+  const int ic0 = v.c_begin / P.tile_c, ic1 = tiles_of(v.c_end, P.tile_c);
+  const int total = (ic1 - ic0) * nk;
+  if (total <= 0) return;
+  const auto u = [](int n) { return static_cast<std::uint32_t>(n); };
+  const auto k_bytes = [](int ik) CTILE_INLINE { return ik == nk - 1 ? K - ik * tk : tk; };
+  const auto channels = [](int ic) CTILE_INLINE {
+    const int c0 = ic * P.tile_c;
+    return L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
+  };
+
+  one_slot<E> xs[2], ys[2];
+  typename E::handle wh[2][4]{};  // weights, bias, kappa, lambda
+  const auto load_x = [&](int ik, int b) CTILE_INLINE {
+    xs[b].start(dma, dma_dir::l2_to_l1, dma_piece{0, 0, u(k_bytes(ik)), 0, 0}, l1 + P.l1.x[b],
+                const_cast<std::uint8_t*>(v.x + static_cast<std::ptrdiff_t>(ik) * tk));
+  };
+  const auto load_w = [&](int ic, int ik, int b) CTILE_INLINE {
+    const int cn = channels(ic), kn = k_bytes(ik);
+    const int rel = ic * P.tile_c - v.w_c0;
+    auto* src = const_cast<std::uint8_t*>(v.w + static_cast<std::ptrdiff_t>(rel) * K +
+                                          static_cast<std::ptrdiff_t>(ik) * tk);
+    if (cn == 1 || kn == K)
+      dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[b], src, u(cn * kn), wh[b][0]);
+    else
+      dma.copy_2d(dma_dir::l2_to_l1, l1 + P.l1.w[b], src, u(cn * kn), u(kn), u(K), wh[b][0]);
+    if (ik != nk - 1) return;  // the per-channel parameters serve the last K tile only
+    const auto param = [&](int off, const std::uint8_t* p, int k) CTILE_INLINE {
+      if (off >= 0)
+        dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.kl[b] + off,
+                    const_cast<std::uint8_t*>(p + 4 * rel), u(4 * cn), wh[b][k]);
+    };
+    param(klo.bias, v.bias, 1);
+    param(klo.kappa, v.kappa, 2);
+    param(klo.lambda, v.lambda, 3);
+  };
+  const auto wait_w = [&](int ik, int b) CTILE_INLINE {
+    dma.wait(wh[b][0]);
+    if (ik != nk - 1) return;
+    if (klo.bias >= 0) dma.wait(wh[b][1]);
+    if (klo.kappa >= 0) dma.wait(wh[b][2]);
+    if (klo.lambda >= 0) dma.wait(wh[b][3]);
+  };
+
+  // The kernel arguments every tile shares, set once; the loop sets the tile's own.
+  kernels::tile_args a;
+  a.h_in = 1, a.w_in = 1;
+  a.h_out = 1, a.w_out = 1;
+  a.quant = q;
+  a.scratch = l1 + P.l1.scratch;
+  a.cores = env.cores();
+  a.split = P.split;
+  if constexpr (nk > 1) a.partial = reinterpret_cast<std::int32_t*>(l1 + P.l1.scratch);
+  const auto body = [&](int core) {
+    kernels::tile_args mine = a;
+    mine.core = core;
+    env.run_kernel(kernels::kernel_kind::linear, mine);
+  };
+
+  int ic = ic0, ik = 0, yb = 0, left = total;
+  load_x(0, 0);
+  load_w(ic, 0, 0);
+  int cn = channels(ic);
+  a.c_out = cn;
+  // One tile with parity B (the input buffer's when x_alt, the weight buffer's when w_dual).
+  const auto tile = [&]<int B>() CTILE_INLINE {
+    constexpr int xb = x_alt ? B : 0;
+    constexpr int wb = w_dual ? B : 0;
+    // One buffer for what changes: loaded now that the previous kernel is done with it.
+    if constexpr (!x_dual && nk > 1) {
+      if (left != total) load_x(ik, 0);
+    }
+    if constexpr (!w_dual) {
+      if (left != total) load_w(ic, ik, 0);
+    }
+    xs[xb].wait(dma);
+    wait_w(ik, wb);
+    const bool last = ik == nk - 1;
+    const int n_ik = last ? 0 : ik + 1, n_ic = last ? ic + 1 : ic;
+    if (left > 1) {  // prefetch the next tile's input slice and weights
+      if constexpr (x_alt) load_x(n_ik, 1 - xb);
+      if constexpr (w_dual) load_w(n_ic, n_ik, 1 - wb);
+    }
+    const int kn = k_bytes(ik);
+    if (last) ys[yb].wait(dma);  // the output buffer is free once its transfer is done
+    a.in = l1 + P.l1.x[xb];
+    a.c_in = kn;
+    a.out = l1 + P.l1.y[yb];
+    a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[wb]);
+    const auto param = [&](int off) CTILE_INLINE {
+      return off >= 0 ? reinterpret_cast<const std::int32_t*>(l1 + P.l1.kl[wb] + off) : nullptr;
+    };
+    a.bias = param(klo.bias);
+    a.kappa = param(klo.kappa);
+    a.lambda = param(klo.lambda);
+    if constexpr (nk > 1) {
+      a.k_first = ik == 0;
+      a.k_last = last;
+    }
+    env.check_tile(kernels::kernel_kind::linear, a, P.scratch_bytes);
+    {
+      [[maybe_unused]] auto reading = env.reading(a.in, kn);
+      [[maybe_unused]] auto writing = env.writing(a.out, last ? cn * eb : 0);
+      env.cluster.fork(a.cores, body);
+    }
+    if (last) {  // send the channel tile's output to L2
+      ys[yb].start(dma, dma_dir::l1_to_l2, dma_piece{0, 0, u(cn * eb), 0, 0}, l1 + P.l1.y[yb],
+                   v.y + static_cast<std::ptrdiff_t>(ic) * P.tile_c * eb);
+      if constexpr (y_dual) yb = 1 - yb;
+    }
+    if (--left == 0) return false;
+    if (last) {
+      cn = channels(n_ic);
+      a.c_out = cn;
+    }
+    ic = n_ic, ik = n_ik;
+    return true;
+  };
+  if constexpr (x_alt || w_dual) {
+    while (tile.template operator()<0>() && tile.template operator()<1>()) {
+    }
+  } else {
+    while (tile.template operator()<0>()) {
+    }
+  }
+  ys[0].wait(dma);
+  ys[1].wait(dma);
+}
+
+}  // namespace linear_detail
+
 /// The loop nest of a standard or pointwise convolution known at compile time, specialised
 /// (see above); `L` and `P` must satisfy conv_detail::specialised.
 template <layer L, layer_plan P, class Env>
@@ -482,6 +670,8 @@ void run_tiles_static(Env& env, const kernels::requant_plan& q, const l2_operand
                       std::uint8_t* l1) {
   if constexpr (conv_detail::specialised<L, P>(Env::dma_type::limits)) {
     run_conv_tiles<L, P>(env, q, v, l1);
+  } else if constexpr (linear_detail::specialised<L, P>(Env::dma_type::limits)) {
+    linear_detail::linear_loop<L, P>(env, q, v, l1);
   } else {
     run_tiles(env, L, P, q, v, l1);
   }
