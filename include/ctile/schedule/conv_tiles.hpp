@@ -1,5 +1,6 @@
-// The loop nest of a standard or pointwise convolution whose layer and plan are compile-time
-// constants, specialised for the per-tile work to be little more than the DMA commands:
+// The loop nests of convolutions (standard, pointwise, depthwise) and linear layers whose layer
+// and plan are compile-time constants, specialised for the per-tile work to be little more than
+// the DMA commands:
 //
 // - the geometry of every row tile and column tile is a table built at compile time (a row
 //   or a column axis cut in one tile folds to constants);
@@ -7,7 +8,8 @@
 //   instantiated twice, once per parity, and every L1 buffer address is a constant;
 // - each tile's input and output is one DMA command (checked at compile time over every
 //   tile, else the generic loop of tile_loop.hpp runs), programmed inline into a handle of its
-//   own, so no ring bookkeeping is left;
+//   own, so no ring bookkeeping is left; a depthwise input is marshalled by the cores as in
+//   run_tiles;
 // - the weights and per-channel parameters change once per output-channel tile, in a path of
 //   their own: the next channel tile's weights are prefetched as soon as the current ones
 //   have arrived, and the kernel arguments that depend on rows only change when a row tile
@@ -15,7 +17,7 @@
 //
 // The transfers are those of run_tiles (same commands, same buffers), except that the next
 // channel tile's weights start at the first tile of the current channel tile instead of its
-// last one.
+// last one. A linear layer's loop (linear_detail) keeps run_linear_tiles' order and transfers.
 #pragma once
 
 #include <array>
@@ -211,9 +213,10 @@ template <int Mode, hal::dma_engine E>
   s.busy = true;
 }
 
-/// The loop nest itself. `XAlt`: the input buffers alternate tile by tile (two input buffers
-/// and more than one spatial tile per channel tile); otherwise one input buffer serves every
-/// tile, reloaded when the tile changes (or loaded once when there is one spatial tile).
+/// The loop nest itself. `XAlt`: the input buffers alternate tile by tile (two input buffers,
+/// and for a standard or pointwise convolution more than one spatial tile per channel tile);
+/// otherwise one input buffer serves every tile, reloaded when the tile changes (or, for a
+/// standard or pointwise convolution with one spatial tile, loaded once).
 template <layer L, layer_plan P, bool XAlt, class Env>
 [[gnu::noinline]] void conv_loop(Env& env, const kernels::requant_plan& q, const l2_operands& v,
                                  std::uint8_t* l1) {
@@ -641,8 +644,8 @@ template <layer L, layer_plan P, class Env>
 
 }  // namespace linear_detail
 
-/// The loop nest of a standard or pointwise convolution known at compile time, specialised
-/// (see above); `L` and `P` must satisfy conv_detail::specialised.
+/// The loop nest of a standard, pointwise or depthwise convolution known at compile time,
+/// specialised (see above); `L` and `P` must satisfy conv_detail::specialised.
 template <layer L, layer_plan P, class Env>
 void run_conv_tiles(Env& env, const kernels::requant_plan& q, const l2_operands& v,
                     std::uint8_t* l1) {
@@ -662,9 +665,9 @@ void run_conv_tiles(Env& env, const kernels::requant_plan& q, const l2_operands&
   }
 }
 
-/// The loop nest of a layer and plan known at compile time: the specialised convolution loop
-/// when it applies, else the same code as run_tiles (always inlined), instantiated here so
-/// that the layer's shape and plan fold into its loop bounds, border sizes and buffer offsets.
+/// The loop nest of a layer and plan known at compile time: the specialised convolution or
+/// linear loop when it applies, else the same code as run_tiles (always inlined), instantiated here
+/// so that the layer's shape and plan fold into its loop bounds, border sizes and buffer offsets.
 template <layer L, layer_plan P, class Env>
 void run_tiles_static(Env& env, const kernels::requant_plan& q, const l2_operands& v,
                       std::uint8_t* l1) {
