@@ -249,7 +249,7 @@ template <layer L, layer_plan P, bool XAlt, class Env>
 
   one_slot<E> xs[2], ys[2];
   // Depthwise: the marshalling commands the cores program, one command in flight per core.
-  dma_slot<E, 1> xc[2][max_dma_cores];
+  chain_slot<E> xc[2][max_dma_cores];
   dma_slot<E, 4> ws[2];
   // A channel tile's weights and per-channel parameters as one 1-D command each, in handles
   // of their own, when every channel tile's fit one command (else through ws and copy_box).
