@@ -74,10 +74,13 @@ outcome run(bool special, const std::vector<stripe>& stripes, const layer_params
   std::uint8_t* kappa = bias + 4 * prm.bias.size();
   std::uint8_t* lambda = kappa + 4 * prm.kappa.size();
   for (std::size_t i = 0; i < in_bytes; ++i) in[i] = static_cast<std::uint8_t>(x[i]);
-  std::memcpy(w, prm.weights.data(), prm.weights.size());
-  std::memcpy(bias, prm.bias.data(), 4 * prm.bias.size());
-  std::memcpy(kappa, prm.kappa.data(), 4 * prm.kappa.size());
-  std::memcpy(lambda, prm.lambda.data(), 4 * prm.lambda.size());
+  const auto put = [](std::uint8_t* dst, const void* src, std::size_t n) {
+    if (n > 0) std::memcpy(dst, src, n);  // an absent array's data() may be null
+  };
+  put(w, prm.weights.data(), prm.weights.size());
+  put(bias, prm.bias.data(), 4 * prm.bias.size());
+  put(kappa, prm.kappa.data(), 4 * prm.kappa.size());
+  put(lambda, prm.lambda.data(), 4 * prm.lambda.size());
 
   hal::host_dma dma(mem);
   hal::host_cluster cluster(cores, hal::cluster_mode::deterministic);
