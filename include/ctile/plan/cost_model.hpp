@@ -79,8 +79,12 @@ inline constexpr int add_per_element = 44;  ///< [fit:cycles_add] 2 loads, 2 res
 inline constexpr int kernel_call = 30;      ///< [estimate] per core: call, core id, bounds
 
 // ---- Per-tile fixed costs (cycles).
-inline constexpr int fork_barrier = 150;      ///< [estimate] pi_cl_team_fork + barrier per tile
-inline constexpr int tile_bookkeeping = 200;  ///< [estimate] DMA programming, waits, swaps
+inline constexpr int fork_barrier = 150;  ///< [estimate] pi_cl_team_fork + barrier per tile
+/// [estimate] DMA programming, waits, swaps. Not yet calibrated: bench/runtime (bench/README.md,
+/// "Specialised loops") counts 163-242 instructions per standard or pointwise convolution tile
+/// on MobileNet-v1 1.0-128 (186 on average, about 50 of them its stand-in fork) and 145 per
+/// linear tile; a depthwise tile's marshalling, which no constant here charges, adds hundreds.
+inline constexpr int tile_bookkeeping = 200;
 inline constexpr int per_tile = fork_barrier + tile_bookkeeping;
 
 /// A core's cycles on an r x w x c block, as coefficients of the block's extents:

@@ -15,7 +15,7 @@
 #include "ctile/kernels/ranges.hpp"
 #include "ctile/network/network.hpp"
 #include "ctile/plan/network_plan.hpp"
-#include "ctile/schedule/tile_loop.hpp"
+#include "ctile/schedule/conv_tiles.hpp"
 
 namespace ctile::schedule {
 

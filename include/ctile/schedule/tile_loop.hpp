@@ -74,17 +74,46 @@ class dma_slot {
   unsigned done_ = 0;
 };
 
+/// One command in flight at a time: starting a command first waits for the one before (a
+/// core's share of a depthwise marshalling, which holds one of the DMA's counters).
+template <hal::dma_engine E>
+class chain_slot {
+ public:
+  [[gnu::always_inline]] void start(E& e, hal::dma_dir d, const dma_piece& p, void* l1, void* l2) {
+    wait(e);
+    start_piece(e, d, p, l1, l2, h_);
+    busy_ = true;
+  }
+  /// Starts one 2-D command known to respect E::limits (the caller checked them).
+  [[gnu::always_inline]] void start_2d(E& e, hal::dma_dir d, void* l1, void* l2,
+                                       std::uint32_t bytes, std::uint32_t line,
+                                       std::uint32_t stride) {
+    wait(e);
+    e.copy_2d(d, l1, l2, bytes, line, stride, h_);
+    busy_ = true;
+  }
+  /// Waits for the command in flight, if any.
+  [[gnu::always_inline]] void wait(E& e) {
+    if (busy_) e.wait(h_);
+    busy_ = false;
+  }
+
+ private:
+  typename E::handle h_{};
+  bool busy_ = false;
+};
+
 /// Starts the commands of a transfer split to the DMA's limits. Out of line, taking the
 /// transfer by value: the common one-command path need not keep the transfer in memory.
-template <hal::dma_engine E, int Ring>
-[[gnu::noinline]] void split_transfer(E& e, dma_slot<E, Ring>& slot, hal::dma_dir d, dma_transfer t,
+template <hal::dma_engine E, class Slot>
+[[gnu::noinline]] void split_transfer(E& e, Slot& slot, hal::dma_dir d, dma_transfer t,
                                       std::uint8_t* a, std::uint8_t* b) {
   for_each_piece(t, E::limits, [&](const dma_piece& p) { slot.start(e, d, p, a, b); });
 }
 
 /// Starts one transfer: directly when it is one command (most are), split otherwise.
-template <hal::dma_engine E, int Ring>
-[[gnu::always_inline]] inline void issue_transfer(E& e, dma_slot<E, Ring>& slot, hal::dma_dir d,
+template <hal::dma_engine E, class Slot>
+[[gnu::always_inline]] inline void issue_transfer(E& e, Slot& slot, hal::dma_dir d,
                                                   const dma_transfer& t, std::uint8_t* a,
                                                   std::uint8_t* b) {
   const std::uint64_t bytes = t.bytes();
@@ -108,10 +137,10 @@ template <hal::dma_engine E, int Ring>
 /// where pixels are `pixel_stride` and rows `row_stride` bytes apart: as one contiguous
 /// transfer, one 2-D transfer, or one 2-D transfer per row, whichever the strides allow; each
 /// split to the DMA's limits.
-template <hal::dma_engine E, int Ring>
-[[gnu::always_inline]] inline void copy_box(E& e, dma_slot<E, Ring>& slot, hal::dma_dir d,
-                                            std::uint8_t* l1, const std::uint8_t* l2, int rows,
-                                            int cols, int chunk, int pixel_stride, int row_stride) {
+template <hal::dma_engine E, class Slot>
+[[gnu::always_inline]] inline void copy_box(E& e, Slot& slot, hal::dma_dir d, std::uint8_t* l1,
+                                            const std::uint8_t* l2, int rows, int cols, int chunk,
+                                            int pixel_stride, int row_stride) {
   auto* l2m = const_cast<std::uint8_t*>(l2);  // read-only when d is l2_to_l1
   const auto issue = [&](const dma_transfer& t, std::uint8_t* a, std::uint8_t* b)
                          CTILE_INLINE { issue_transfer(e, slot, d, t, a, b); };
@@ -171,8 +200,8 @@ template <hal::dma_engine E>
 /// Starts the commands of channels `first`, `first + step`, ... of a marshalling job in
 /// `slot`: `step` cores, each with its own slot, share a job this way. Commands outside the
 /// direct case go through copy_box and its splitting.
-template <hal::dma_engine E, int Ring>
-[[gnu::always_inline]] inline void program_chw(E& e, dma_slot<E, Ring>& slot, const chw_job& j,
+template <hal::dma_engine E>
+[[gnu::always_inline]] inline void program_chw(E& e, chain_slot<E>& slot, const chw_job& j,
                                                int first, int step) {
   auto* b = const_cast<std::uint8_t*>(j.l2) + first;  // read-only: the DMA reads L2
   std::uint8_t* a = j.l1 + first * j.plane;
@@ -201,7 +230,7 @@ template <hal::dma_engine E, int Ring>
 /// t programs channels i, i + t, ... in its own slot (slots[i]); cores past max_dma_cores none.
 template <hal::dma_engine E, class Cluster>
 [[gnu::always_inline]] inline void program_chw_share(E& e, Cluster& cl,
-                                                     dma_slot<E, 1> (&slots)[max_dma_cores],
+                                                     chain_slot<E> (&slots)[max_dma_cores],
                                                      const chw_job& j, int core) {
   const int team = cl.cores();
   const int step = team < max_dma_cores ? team : max_dma_cores;
@@ -297,6 +326,20 @@ template <class Env>
   };
 
   if (total <= 0) return;
+  // The kernel arguments every tile shares, set once; the loop sets the tile's own.
+  kernels::tile_args a;
+  a.h_in = 1, a.w_in = 1;
+  a.h_out = 1, a.w_out = 1;
+  a.quant = q;
+  a.scratch = l1 + P.l1.scratch;
+  a.cores = env.cores();
+  a.split = P.split;
+  if (nk > 1) a.partial = reinterpret_cast<std::int32_t*>(l1 + P.l1.scratch);
+  const auto body = [&](int core) {
+    kernels::tile_args mine = a;
+    mine.core = core;
+    env.run_kernel(kernels::kernel_kind::linear, mine);
+  };
   int ic = ic0, ik = 0;
   load_x(ik, 0);
   load_w(ic, ik, 0);
@@ -326,11 +369,10 @@ template <class Env>
     const int cn = channels(ic), kn = k_bytes(ik);
     if (last) ys[yb].wait(dma);  // the output buffer is free once its transfer is done
 
-    kernels::tile_args a;
     a.in = l1 + P.l1.x[xb];
-    a.h_in = 1, a.w_in = 1, a.c_in = kn;
+    a.c_in = kn;
     a.out = l1 + P.l1.y[yb];
-    a.h_out = 1, a.w_out = 1, a.c_out = cn;
+    a.c_out = cn;
     a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[wb]);
     const auto param = [&](int off) CTILE_INLINE {
       return off >= 0 ? reinterpret_cast<const std::int32_t*>(l1 + P.l1.kl[wb] + off) : nullptr;
@@ -338,12 +380,7 @@ template <class Env>
     a.bias = param(klo.bias);
     a.kappa = param(klo.kappa);
     a.lambda = param(klo.lambda);
-    a.quant = q;
-    a.scratch = l1 + P.l1.scratch;
-    a.cores = env.cores();
-    a.split = P.split;
     if (nk > 1) {
-      a.partial = reinterpret_cast<std::int32_t*>(l1 + P.l1.scratch);
       a.k_first = ik == 0;
       a.k_last = last;
     }
@@ -351,11 +388,7 @@ template <class Env>
     {
       [[maybe_unused]] auto reading = env.reading(a.in, kn);
       [[maybe_unused]] auto writing = env.writing(a.out, last ? cn * ebytes : 0);
-      env.cluster.fork(a.cores, [&](int core) {
-        kernels::tile_args mine = a;
-        mine.core = core;
-        env.run_kernel(kernels::kernel_kind::linear, mine);
-      });
+      env.cluster.fork(a.cores, body);
     }
     if (last) {  // send the channel tile's output to L2
       copy_box(dma, ys[yb], dma_dir::l1_to_l2, l1 + P.l1.y[yb],
@@ -419,7 +452,7 @@ template <class Env>
   dma_slot<E, 4> ws[2];
   // Depthwise: the marshalling commands the cores program during the previous tile's kernel,
   // one command in flight per core (8 cores, 8 of the DMA's counters).
-  dma_slot<E, 1> xc[2][max_dma_cores];
+  chain_slot<E> xc[2][max_dma_cores];
   int x_key_in[2] = {-1, -1};
   int w_key_in[2] = {-1, -1};
   int xb = 0, wb = 0, yb = 0;
@@ -582,15 +615,6 @@ template <class Env>
   }
   ys[0].wait(dma);
   ys[1].wait(dma);
-}
-
-/// The loop nest of a layer and plan known at compile time: the same code as run_tiles (always
-/// inlined), instantiated here so that the layer's shape and plan fold into its loop bounds,
-/// border sizes and buffer offsets.
-template <layer L, layer_plan P, class Env>
-void run_tiles_static(Env& env, const kernels::requant_plan& q, const l2_operands& v,
-                      std::uint8_t* l1) {
-  run_tiles(env, L, P, q, v, l1);
 }
 
 }  // namespace ctile::schedule

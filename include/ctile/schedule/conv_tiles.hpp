@@ -1,0 +1,683 @@
+// The loop nests of convolutions (standard, pointwise, depthwise) and linear layers whose layer
+// and plan are compile-time constants, specialised for the per-tile work to be little more than
+// the DMA commands:
+//
+// - the geometry of every row tile and column tile is a table built at compile time (a row
+//   or a column axis cut in one tile folds to constants);
+// - the input and output buffers alternate with the tile's parity, so the loop body is
+//   instantiated twice, once per parity, and every L1 buffer address is a constant;
+// - each tile's input and output is one DMA command (checked at compile time over every
+//   tile, else the generic loop of tile_loop.hpp runs), programmed inline into a handle of its
+//   own, so no ring bookkeeping is left; a depthwise input is marshalled by the cores as in
+//   run_tiles;
+// - the weights and per-channel parameters change once per output-channel tile, in a path of
+//   their own: the next channel tile's weights are prefetched as soon as the current ones
+//   have arrived, and the kernel arguments that depend on rows only change when a row tile
+//   starts.
+//
+// The transfers are those of run_tiles (same commands, same buffers), except that the next
+// channel tile's weights start at the first tile of the current channel tile instead of its
+// last one. A linear layer's loop (linear_detail) keeps run_linear_tiles' order and transfers.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "ctile/schedule/tile_loop.hpp"
+
+namespace ctile::schedule {
+
+namespace conv_detail {
+
+/// One row or column tile of a convolution: where its input and output start (bytes from the
+/// layer's first row or column), their extents, and the padding the kernel applies.
+struct axis_entry {
+  int in_off = 0, in_size = 0;
+  int out_off = 0, out_size = 0;
+  int pad_lo = 0, pad_hi = 0;
+};
+
+/// The per-axis tables of a conv layer `L` planned as `P`.
+template <layer L, layer_plan P>
+struct tables {
+  static constexpr int in_pixel = L.in.c;
+  static constexpr int in_row = L.in.w * L.in.c;
+  static constexpr int eb = L.output_bytes_per_element();
+  static constexpr int out_pixel = L.out.c * eb;
+  static constexpr int out_row = L.out.w * out_pixel;
+
+  static constexpr std::array<axis_entry, static_cast<std::size_t>(P.n_h)> rows = [] {
+    std::array<axis_entry, static_cast<std::size_t>(P.n_h)> t{};
+    for (int i = 0; i < P.n_h; ++i) {
+      const axis_tile a = tile_axis(L.in.h, L.out.h, L.kernel.h, L.stride.h, L.pad.t, P.tile_h, i);
+      t[static_cast<std::size_t>(i)] = {a.in_begin * in_row, a.in_size, a.out_begin * out_row,
+                                        a.out_size,          a.pad_lo,  a.pad_hi};
+    }
+    return t;
+  }();
+  static constexpr std::array<axis_entry, static_cast<std::size_t>(P.n_w)> cols = [] {
+    std::array<axis_entry, static_cast<std::size_t>(P.n_w)> t{};
+    for (int i = 0; i < P.n_w; ++i) {
+      const axis_tile a = tile_axis(L.in.w, L.out.w, L.kernel.w, L.stride.w, L.pad.l, P.tile_w, i);
+      t[static_cast<std::size_t>(i)] = {a.in_begin * in_pixel,
+                                        a.in_size,
+                                        a.out_begin * out_pixel,
+                                        a.out_size,
+                                        a.pad_lo,
+                                        a.pad_hi};
+    }
+    return t;
+  }();
+};
+
+/// The one command copy_box (with issue_transfer) programs for a box of `rows` x `cols`
+/// pixels of `chunk` bytes, pixels `pixel` and rows `row` bytes apart in L2; `ok` is false
+/// when that box takes more than one command under `lim`.
+struct one_command {
+  bool ok = false;
+  dma_piece p{};
+};
+[[gnu::always_inline]] constexpr one_command box_command(int rows, int cols, int chunk, int pixel,
+                                                         int row, const hal::dma_limits& lim) {
+  const auto u = [](int v) { return static_cast<std::uint32_t>(v); };
+  dma_transfer t;
+  if (chunk == pixel) {
+    if (cols * pixel == row || rows == 1)
+      t = dma_transfer::contiguous(hal::dma_dir::l2_to_l1, u(rows * cols * chunk));
+    else
+      t = dma_transfer::strided(hal::dma_dir::l2_to_l1, u(rows), u(cols * chunk), u(row));
+  } else if (cols * pixel == row || rows == 1) {
+    t = dma_transfer::strided(hal::dma_dir::l2_to_l1, u(rows * cols), u(chunk), u(pixel));
+  } else {
+    return {};  // one transfer per row
+  }
+  const std::uint64_t bytes = t.bytes();
+  if (bytes == 0 || bytes > lim.max_command_bytes || bytes > lim.length_field_max) return {};
+  if (t.is_contiguous()) return {true, dma_piece{0, 0, static_cast<std::uint32_t>(bytes), 0, 0}};
+  if (lim.has_2d && t.line_bytes <= lim.max_line_bytes && t.l2_stride <= lim.max_stride)
+    return {true, dma_piece{0, 0, static_cast<std::uint32_t>(bytes), t.line_bytes, t.l2_stride}};
+  return {};
+}
+
+/// The command of such a box when it is one command, computed without the checks (which
+/// shapes_of made at compile time for every tile): `mode` 1 when every tile's command of this
+/// kind is 1-D, 2 when every one is 2-D, 0 when it varies; `chunk_is_pixel` whether `chunk`
+/// equals `pixel` in every tile. Both are constants of the layer and plan, so that only the
+/// arithmetic of the one shape is left at run time.
+[[gnu::always_inline]] constexpr dma_piece box_piece(int mode, bool chunk_is_pixel, int rows,
+                                                     int cols, int chunk, int pixel, int row) {
+  const auto u = [](int v) { return static_cast<std::uint32_t>(v); };
+  if (chunk_is_pixel) {
+    const int line = cols * chunk;
+    if (mode == 1 || (mode == 0 && (line == row || rows == 1))) return {0, 0, u(rows * line), 0, 0};
+    return {0, 0, u(rows * line), u(line), u(row)};
+  }
+  const int n = rows * cols;  // whole rows: the pixels are the lines
+  if (mode == 1 || (mode == 0 && n == 1)) return {0, 0, u(chunk), 0, 0};
+  return {0, 0, u(n * chunk), u(chunk), u(pixel)};
+}
+
+/// What every tile's input and output command is like: whether each is one command in every
+/// tile (the specialised loop's condition), whether they are all 1-D or all 2-D (so the loop
+/// need not choose at run time), and whether box_piece gives that command in every tile.
+struct command_shapes {
+  bool single = true;
+  bool in_1d = true, in_2d = true, out_1d = true, out_2d = true;
+  [[nodiscard]] constexpr int in_mode() const { return in_1d ? 1 : in_2d ? 2 : 0; }
+  [[nodiscard]] constexpr int out_mode() const { return out_1d ? 1 : out_2d ? 2 : 0; }
+};
+
+template <layer L, layer_plan P>
+constexpr command_shapes shapes_of(const hal::dma_limits& lim) {
+  using T = tables<L, P>;
+  command_shapes s;
+  for (const axis_entry& ty : T::rows) {
+    for (const axis_entry& tx : T::cols) {
+      // A depthwise input is marshalled channel by channel (make_chw_job), not one command.
+      const one_command in =
+          L.kind == op::depthwise
+              ? one_command{true, {0, 0, 1, 0, 0}}
+              : box_command(ty.in_size, tx.in_size, T::in_pixel, T::in_pixel, T::in_row, lim);
+      s.single = s.single && in.ok;
+      s.in_1d = s.in_1d && !in.p.is_2d();
+      s.in_2d = s.in_2d && in.p.is_2d();
+      for (int ic = 0; ic < P.n_c; ++ic) {
+        const int cn = L.out.c - ic * P.tile_c < P.tile_c ? L.out.c - ic * P.tile_c : P.tile_c;
+        const one_command out =
+            box_command(ty.out_size, tx.out_size, cn * T::eb, T::out_pixel, T::out_row, lim);
+        s.single = s.single && out.ok;
+        s.out_1d = s.out_1d && !out.p.is_2d();
+        s.out_2d = s.out_2d && out.p.is_2d();
+      }
+    }
+  }
+  if (!s.single) return s;
+  // The commands the loop programs are those.
+  for (const axis_entry& ty : T::rows) {
+    for (const axis_entry& tx : T::cols) {
+      s.single =
+          s.single &&
+          (L.kind == op::depthwise ||
+           box_piece(s.in_mode(), true, ty.in_size, tx.in_size, T::in_pixel, T::in_pixel,
+                     T::in_row) ==
+               box_command(ty.in_size, tx.in_size, T::in_pixel, T::in_pixel, T::in_row, lim).p);
+      for (int ic = 0; ic < P.n_c; ++ic) {
+        const int cn = L.out.c - ic * P.tile_c < P.tile_c ? L.out.c - ic * P.tile_c : P.tile_c;
+        const one_command out =
+            box_command(ty.out_size, tx.out_size, cn * T::eb, T::out_pixel, T::out_row, lim);
+        s.single =
+            s.single && box_piece(s.out_mode(), P.tile_c >= L.out.c, ty.out_size, tx.out_size,
+                                  cn * T::eb, T::out_pixel, T::out_row) == out.p;
+      }
+    }
+  }
+  return s;
+}
+
+/// Whether the specialised loop runs layer `L` with plan `P` on DMA limits `lim`.
+template <layer L, layer_plan P>
+constexpr bool specialised(const hal::dma_limits& lim) {
+  if constexpr ((L.kind != op::conv && L.kind != op::depthwise) || P.n_k > 1) {
+    return false;
+  } else {
+    return P.n_h >= 1 && P.n_w >= 1 && P.n_c >= 1 && shapes_of<L, P>(lim).single;
+  }
+}
+
+/// The handle of one command in flight (or none).
+template <hal::dma_engine E>
+struct one_slot {
+  typename E::handle h{};
+  bool busy = false;
+  [[gnu::always_inline]] void start(E& e, hal::dma_dir d, const dma_piece& p, void* l1, void* l2) {
+    start_piece(e, d, p, l1, l2, h);
+    busy = true;
+  }
+  [[gnu::always_inline]] void wait(E& e) {
+    if (busy) e.wait(h);
+    busy = false;
+  }
+};
+
+/// Starts a tile's command of constant kind (1-D, 2-D or chosen at run time).
+template <int Mode, hal::dma_engine E>
+[[gnu::always_inline]] inline void start_one(E& e, one_slot<E>& s, hal::dma_dir d,
+                                             const dma_piece& p, void* l1, void* l2) {
+  if constexpr (Mode == 1) {
+    e.copy_1d(d, l1, l2, p.bytes, s.h);
+  } else if constexpr (Mode == 2) {
+    e.copy_2d(d, l1, l2, p.bytes, p.line_bytes, p.l2_stride, s.h);
+  } else {
+    start_piece(e, d, p, l1, l2, s.h);
+  }
+  s.busy = true;
+}
+
+/// The loop nest itself. `XAlt`: the input buffers alternate tile by tile (two input buffers,
+/// and for a standard or pointwise convolution more than one spatial tile per channel tile);
+/// otherwise one input buffer serves every tile, reloaded when the tile changes (or, for a
+/// standard or pointwise convolution with one spatial tile, loaded once).
+template <layer L, layer_plan P, bool XAlt, class Env>
+[[gnu::noinline]] void conv_loop(Env& env, const kernels::requant_plan& q, const l2_operands& v,
+                                 std::uint8_t* l1) {
+  using E = typename Env::dma_type;
+  using T = tables<L, P>;
+  using hal::dma_dir;
+  constexpr command_shapes S = shapes_of<L, P>(E::limits);
+  constexpr kernels::kernel_kind kk = kernels::kind_of(L);
+  constexpr bool w_dual = P.l1.w[0] != P.l1.w[1];
+  constexpr bool y_dual = P.l1.y[0] != P.l1.y[1];
+  constexpr int wpc = weights_per_channel(L);
+  constexpr kl_offsets klo = kl_layout(L, P.tile_c);
+  constexpr int nx = P.n_w;
+  constexpr bool dw = L.kind == op::depthwise;
+  E& dma = env.dma;
+
+  const int ic0 = v.c_begin / P.tile_c, ic1 = tiles_of(v.c_end, P.tile_c);
+  const int iy0 = v.row_begin / P.tile_h, iy1 = tiles_of(v.row_end, P.tile_h);
+  const int total = (ic1 - ic0) * (iy1 - iy0) * nx;
+  if (total <= 0) return;
+  // Offsets of the layer's row 0 from the operands (which start at rows x_row0 / y_row0).
+  const int x_bias = -v.x_row0 * T::in_row;
+  const int y_bias = -v.y_row0 * T::out_row;
+  const auto row_of = [](int iy) CTILE_INLINE -> const axis_entry& {
+    return T::rows[static_cast<std::size_t>(P.n_h == 1 ? 0 : iy)];
+  };
+  const auto col_of = [](int ix) CTILE_INLINE -> const axis_entry& {
+    return T::cols[static_cast<std::size_t>(nx == 1 ? 0 : ix)];
+  };
+
+  one_slot<E> xs[2], ys[2];
+  // Depthwise: the marshalling commands the cores program, one command in flight per core.
+  chain_slot<E> xc[2][max_dma_cores];
+  dma_slot<E, 4> ws[2];
+  // A channel tile's weights and per-channel parameters as one 1-D command each, in handles
+  // of their own, when every channel tile's fit one command (else through ws and copy_box).
+  constexpr int cmd_max = static_cast<int>(E::limits.max_command_bytes < E::limits.length_field_max
+                                               ? E::limits.max_command_bytes
+                                               : E::limits.length_field_max);
+  constexpr bool w_direct = P.tile_c * wpc <= cmd_max && 4 * P.tile_c <= cmd_max;
+  typename E::handle wh[2][4]{};
+  int wb = 0;
+  // A depthwise input tile's marshalling: its channels' box in L2 (HWC) to planes in L1 (CHW).
+  const auto chw_of = [&](int iy, int ix, int ic, int b) CTILE_INLINE {
+    const axis_entry& ty = row_of(iy);
+    const axis_entry& tx = col_of(ix);
+    const int c0 = ic * P.tile_c;
+    const int cn = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
+    return make_chw_job<E>(l1 + P.l1.x[b], v.x + (x_bias + ty.in_off + tx.in_off + c0), cn,
+                           ty.in_size, tx.in_size, T::in_pixel, T::in_row);
+  };
+  const auto load_x = [&](int iy, int ix, [[maybe_unused]] int ic, int b) CTILE_INLINE {
+    if constexpr (dw) {  // programmed by the cores, each its share of the channels
+      const chw_job j = chw_of(iy, ix, ic, b);
+      env.cluster.fork(env.cores(),
+                       [&](int core) { program_chw_share(dma, env.cluster, xc[b], j, core); });
+      return;
+    }
+    const axis_entry& ty = row_of(iy);
+    const axis_entry& tx = col_of(ix);
+    const dma_piece c =
+        box_piece(S.in_mode(), true, ty.in_size, tx.in_size, T::in_pixel, T::in_pixel, T::in_row);
+    start_one<S.in_mode()>(dma, xs[b], dma_dir::l2_to_l1, c, l1 + P.l1.x[b],
+                           const_cast<std::uint8_t*>(v.x + (x_bias + ty.in_off + tx.in_off)));
+  };
+  const auto load_w = [&](int ic, int b) CTILE_INLINE {
+    const int c0 = ic * P.tile_c;
+    const int cn = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
+    const int rel = c0 - v.w_c0;
+    if constexpr (w_direct) {
+      const auto u = [](int n) { return static_cast<std::uint32_t>(n); };
+      dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[b],
+                  const_cast<std::uint8_t*>(v.w + static_cast<std::ptrdiff_t>(rel) * wpc),
+                  u(cn * wpc), wh[b][0]);
+      const auto param = [&](int off, const std::uint8_t* src, int k) CTILE_INLINE {
+        if (off >= 0)
+          dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.kl[b] + off,
+                      const_cast<std::uint8_t*>(src + 4 * rel), u(4 * cn), wh[b][k]);
+      };
+      param(klo.bias, v.bias, 1);
+      param(klo.kappa, v.kappa, 2);
+      param(klo.lambda, v.lambda, 3);
+    } else {
+      copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b],
+               v.w + static_cast<std::ptrdiff_t>(rel) * wpc, 1, 1, cn * wpc, cn * wpc, cn * wpc);
+      load_channel_params(dma, ws[b], l1 + P.l1.kl[b], klo, v, rel, cn);
+    }
+  };
+
+  // The kernel arguments every tile shares, set once; those of a channel tile, a row tile
+  // and a tile when they change.
+  kernels::tile_args a;
+  a.kh = L.kernel.h, a.kw = L.kernel.w;
+  a.sh = L.stride.h, a.sw = L.stride.w;
+  a.quant = q;
+  a.scale0 = L.in_scale[0];
+  a.scale1 = L.in_scale[1];
+  a.scratch = l1 + P.l1.scratch;
+  a.cores = env.cores();
+  a.split = P.split;
+  a.c_in = L.in.c;
+  const auto wait_x = [&](int b) CTILE_INLINE {
+    if constexpr (dw) {
+      for (auto& s : xc[b]) s.wait(dma);
+    } else {
+      xs[b].wait(dma);
+    }
+  };
+  const auto set_row = [&](int iy) CTILE_INLINE {
+    const axis_entry& ty = row_of(iy);
+    a.h_in = ty.in_size, a.h_out = ty.out_size;
+    a.pad_t = ty.pad_lo, a.pad_b = ty.pad_hi;
+  };
+  const auto set_col = [&](int ix) CTILE_INLINE {
+    const axis_entry& tx = col_of(ix);
+    a.w_in = tx.in_size, a.w_out = tx.out_size;
+    a.pad_l = tx.pad_lo, a.pad_r = tx.pad_hi;
+  };
+  int c_off = 0;    // bytes from a pixel's first output channel to the channel tile's
+  int c_bytes = 0;  // output bytes per pixel of the channel tile
+  // Starts channel tile `ic`: its weights (prefetched, or loaded now) and the next one's.
+  const auto enter_channel_tile = [&](int ic, bool first) CTILE_INLINE {
+    if (first || !w_dual) {
+      load_w(ic, wb);
+    } else {
+      wb = 1 - wb;
+    }
+    if constexpr (w_direct) {  // every one was started (just now, or prefetched)
+      dma.wait(wh[wb][0]);
+      if (klo.bias >= 0) dma.wait(wh[wb][1]);
+      if (klo.kappa >= 0) dma.wait(wh[wb][2]);
+      if (klo.lambda >= 0) dma.wait(wh[wb][3]);
+    } else {
+      ws[wb].wait(dma);
+    }
+    if (w_dual && ic + 1 < ic1) load_w(ic + 1, 1 - wb);
+    a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[wb]);
+    const auto param = [&](int off) CTILE_INLINE {
+      return off >= 0 ? reinterpret_cast<const std::int32_t*>(l1 + P.l1.kl[wb] + off) : nullptr;
+    };
+    a.bias = param(klo.bias);
+    a.kappa = param(klo.kappa);
+    a.lambda = param(klo.lambda);
+    const int c0 = ic * P.tile_c;
+    a.c_out = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
+    c_off = c0 * T::eb;
+    c_bytes = a.c_out * T::eb;
+    if constexpr (dw) a.c_in = a.c_out;
+  };
+
+  const auto body = [&](int core) {
+    kernels::tile_args mine = a;
+    mine.core = core;
+    env.run_kernel(kk, mine);
+  };
+
+  int ic = ic0, iy = iy0, ix = 0;
+  const bool one_spatial = (iy1 - iy0) * nx == 1;
+  if (XAlt || (!dw && one_spatial)) load_x(iy, ix, ic, 0);  // else each tile loads its own
+  enter_channel_tile(ic, true);
+  set_row(iy);
+  set_col(ix);
+  int left = total;
+  // One tile with buffer parity B (the input's when XAlt, the output's when y_dual).
+  const auto tile = [&]<int B>() CTILE_INLINE {
+    constexpr int xb = XAlt ? B : 0;
+    constexpr int yb = y_dual ? B : 0;
+    // The next tile in loop order (columns fastest, then rows; then the next channel tile,
+    // whose input is the same rows again).
+    int nix = ix + 1, niy = iy;
+    if (nix == nx) nix = 0, niy = niy + 1 == iy1 ? iy0 : niy + 1;
+    // A depthwise input is marshalled by the cores themselves as the kernel's fork starts,
+    // each its share of the channels: the commands cost the cluster 1/cores of their
+    // programming time.
+    chw_job next_job;
+    const chw_job* next = nullptr;
+    if constexpr (XAlt) {
+      wait_x(xb);
+      if (left > 1) {
+        if constexpr (dw) {
+          next_job = chw_of(niy, nix, nix == 0 && niy == iy0 ? ic + 1 : ic, 1 - xb);
+          next = &next_job;
+        } else {
+          load_x(niy, nix, 0, 1 - xb);
+        }
+      }
+    } else {
+      // The previous tile's kernel is done with the buffer.
+      if (dw || !one_spatial) load_x(iy, ix, ic, 0);
+      wait_x(0);
+    }
+    ys[yb].wait(dma);  // the output buffer is free once its previous transfer is done
+    a.in = l1 + P.l1.x[xb];
+    a.out = l1 + P.l1.y[yb];
+    env.check_tile(kk, a, P.scratch_bytes);
+    {
+      [[maybe_unused]] auto reading = env.reading(a.in, a.h_in * a.w_in * a.c_in);
+      [[maybe_unused]] auto writing = env.writing(a.out, a.h_out * a.w_out * a.c_out * T::eb);
+      if constexpr (dw) {
+        auto& next_slots = xc[1 - xb];
+        env.cluster.fork(a.cores, [&](int core) {
+          if (next != nullptr) program_chw_share(dma, env.cluster, next_slots, *next, core);
+          kernels::tile_args mine = a;
+          mine.core = core;
+          env.run_kernel(kk, mine);
+        });
+      } else {
+        env.cluster.fork(a.cores, body);
+      }
+    }
+    const axis_entry& ty = row_of(iy);
+    const axis_entry& tx = col_of(ix);
+    const dma_piece c = box_piece(S.out_mode(), P.tile_c >= L.out.c, ty.out_size, tx.out_size,
+                                  P.n_c == 1 ? L.out.c * T::eb : c_bytes, T::out_pixel, T::out_row);
+    start_one<S.out_mode()>(dma, ys[yb], dma_dir::l1_to_l2, c, l1 + P.l1.y[yb],
+                            v.y + (y_bias + ty.out_off + tx.out_off + c_off));
+    if (--left == 0) return false;
+    // Step to the next tile.
+    if constexpr (nx > 1) set_col(nix);
+    if (nix == 0) {
+      if (niy != iy) set_row(niy);
+      if (niy == iy0) enter_channel_tile(++ic, false);
+    }
+    ix = nix, iy = niy;
+    return true;
+  };
+  if constexpr (XAlt || y_dual) {
+    while (tile.template operator()<0>() && tile.template operator()<1>()) {
+    }
+  } else {
+    while (tile.template operator()<0>()) {
+    }
+  }
+  ys[0].wait(dma);
+  ys[1].wait(dma);
+}
+
+}  // namespace conv_detail
+
+namespace linear_detail {
+
+/// Largest bytes of one command under `lim`.
+constexpr std::uint32_t command_max(const hal::dma_limits& lim) {
+  return lim.max_command_bytes < lim.length_field_max ? lim.max_command_bytes
+                                                      : lim.length_field_max;
+}
+
+/// Whether every transfer of linear layer `L` planned as `P` is one command under `lim`: the
+/// input slices (1-D), the weights (`cn` rows of `kn` bytes, K bytes apart: 2-D unless whole
+/// rows or one row), the per-channel parameters and the outputs (1-D).
+template <layer L, layer_plan P>
+constexpr bool specialised(const hal::dma_limits& lim) {
+  if constexpr (L.kind != op::linear) {
+    return false;
+  } else {
+    const auto K = static_cast<std::uint32_t>(L.in.elements());
+    const int nk = P.n_k > 1 ? P.n_k : 1;
+    const auto tk = static_cast<std::uint32_t>(nk > 1 ? P.tile_k : static_cast<int>(K));
+    const auto last_k = K - static_cast<std::uint32_t>(nk - 1) * tk;
+    const auto tc = static_cast<std::uint32_t>(P.tile_c);
+    const auto last_c = static_cast<std::uint32_t>(L.out.c - (P.n_c - 1) * P.tile_c);
+    const auto eb = static_cast<std::uint32_t>(L.output_bytes_per_element());
+    const std::uint32_t m = command_max(lim);
+    if (P.n_c < 1 || tk == 0 || last_k == 0 || last_c == 0 || tk > m || 4 * tc > m || tc * eb > m)
+      return false;
+    for (const std::uint32_t kn : {tk, last_k}) {
+      for (const std::uint32_t cn : {tc, last_c}) {
+        if (cn * kn > m) return false;
+        const bool contiguous = cn == 1 || kn == K;
+        if (!contiguous && !(lim.has_2d && kn <= lim.max_line_bytes && K <= lim.max_stride))
+          return false;
+      }
+    }
+    return true;
+  }
+}
+
+/// The loop nest of a linear layer known at compile time whose every transfer is one command:
+/// the same transfers as run_linear_tiles, with the input and weight buffers chosen by the
+/// tile's parity and each command programmed inline into a handle of its own.
+template <layer L, layer_plan P, class Env>
+[[gnu::noinline]] void linear_loop(Env& env, const kernels::requant_plan& q, const l2_operands& v,
+                                   std::uint8_t* l1) {
+  using E = typename Env::dma_type;
+  using conv_detail::one_slot;
+  using hal::dma_dir;
+  E& dma = env.dma;
+  constexpr int K = static_cast<int>(L.in.elements());
+  constexpr int nk = P.n_k > 1 ? P.n_k : 1;
+  constexpr int tk = nk > 1 ? P.tile_k : K;
+  constexpr int eb = L.output_bytes_per_element();
+  constexpr kl_offsets klo = kl_layout(L, P.tile_c);
+  constexpr bool x_dual = P.l1.x[0] != P.l1.x[1];
+  constexpr bool w_dual = P.l1.w[0] != P.l1.w[1];
+  constexpr bool y_dual = P.l1.y[0] != P.l1.y[1];
+  // The input slice changes every tile when the reduction is cut (else one slice serves all).
+  constexpr bool x_alt = x_dual && nk > 1;
+  const int ic0 = v.c_begin / P.tile_c, ic1 = tiles_of(v.c_end, P.tile_c);
+  const int total = (ic1 - ic0) * nk;
+  if (total <= 0) return;
+  const auto u = [](int n) { return static_cast<std::uint32_t>(n); };
+  const auto k_bytes = [](int ik) CTILE_INLINE { return ik == nk - 1 ? K - ik * tk : tk; };
+  const auto channels = [](int ic) CTILE_INLINE {
+    const int c0 = ic * P.tile_c;
+    return L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
+  };
+
+  one_slot<E> xs[2], ys[2];
+  typename E::handle wh[2][4]{};  // weights, bias, kappa, lambda
+  const auto load_x = [&](int ik, int b) CTILE_INLINE {
+    xs[b].start(dma, dma_dir::l2_to_l1, dma_piece{0, 0, u(k_bytes(ik)), 0, 0}, l1 + P.l1.x[b],
+                const_cast<std::uint8_t*>(v.x + static_cast<std::ptrdiff_t>(ik) * tk));
+  };
+  const auto load_w = [&](int ic, int ik, int b) CTILE_INLINE {
+    const int cn = channels(ic), kn = k_bytes(ik);
+    const int rel = ic * P.tile_c - v.w_c0;
+    auto* src = const_cast<std::uint8_t*>(v.w + static_cast<std::ptrdiff_t>(rel) * K +
+                                          static_cast<std::ptrdiff_t>(ik) * tk);
+    if (cn == 1 || kn == K)
+      dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[b], src, u(cn * kn), wh[b][0]);
+    else
+      dma.copy_2d(dma_dir::l2_to_l1, l1 + P.l1.w[b], src, u(cn * kn), u(kn), u(K), wh[b][0]);
+    if (ik != nk - 1) return;  // the per-channel parameters serve the last K tile only
+    const auto param = [&](int off, const std::uint8_t* p, int k) CTILE_INLINE {
+      if (off >= 0)
+        dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.kl[b] + off,
+                    const_cast<std::uint8_t*>(p + 4 * rel), u(4 * cn), wh[b][k]);
+    };
+    param(klo.bias, v.bias, 1);
+    param(klo.kappa, v.kappa, 2);
+    param(klo.lambda, v.lambda, 3);
+  };
+  const auto wait_w = [&](int ik, int b) CTILE_INLINE {
+    dma.wait(wh[b][0]);
+    if (ik != nk - 1) return;
+    if (klo.bias >= 0) dma.wait(wh[b][1]);
+    if (klo.kappa >= 0) dma.wait(wh[b][2]);
+    if (klo.lambda >= 0) dma.wait(wh[b][3]);
+  };
+
+  // The kernel arguments every tile shares, set once; the loop sets the tile's own.
+  kernels::tile_args a;
+  a.h_in = 1, a.w_in = 1;
+  a.h_out = 1, a.w_out = 1;
+  a.quant = q;
+  a.scratch = l1 + P.l1.scratch;
+  a.cores = env.cores();
+  a.split = P.split;
+  if constexpr (nk > 1) a.partial = reinterpret_cast<std::int32_t*>(l1 + P.l1.scratch);
+  const auto body = [&](int core) {
+    kernels::tile_args mine = a;
+    mine.core = core;
+    env.run_kernel(kernels::kernel_kind::linear, mine);
+  };
+
+  int ic = ic0, ik = 0, yb = 0, left = total;
+  load_x(0, 0);
+  load_w(ic, 0, 0);
+  int cn = channels(ic);
+  a.c_out = cn;
+  // One tile with parity B (the input buffer's when x_alt, the weight buffer's when w_dual).
+  const auto tile = [&]<int B>() CTILE_INLINE {
+    constexpr int xb = x_alt ? B : 0;
+    constexpr int wb = w_dual ? B : 0;
+    // One buffer for what changes: loaded now that the previous kernel is done with it.
+    if constexpr (!x_dual && nk > 1) {
+      if (left != total) load_x(ik, 0);
+    }
+    if constexpr (!w_dual) {
+      if (left != total) load_w(ic, ik, 0);
+    }
+    xs[xb].wait(dma);
+    wait_w(ik, wb);
+    const bool last = ik == nk - 1;
+    const int n_ik = last ? 0 : ik + 1, n_ic = last ? ic + 1 : ic;
+    if (left > 1) {  // prefetch the next tile's input slice and weights
+      if constexpr (x_alt) load_x(n_ik, 1 - xb);
+      if constexpr (w_dual) load_w(n_ic, n_ik, 1 - wb);
+    }
+    const int kn = k_bytes(ik);
+    if (last) ys[yb].wait(dma);  // the output buffer is free once its transfer is done
+    a.in = l1 + P.l1.x[xb];
+    a.c_in = kn;
+    a.out = l1 + P.l1.y[yb];
+    a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[wb]);
+    const auto param = [&](int off) CTILE_INLINE {
+      return off >= 0 ? reinterpret_cast<const std::int32_t*>(l1 + P.l1.kl[wb] + off) : nullptr;
+    };
+    a.bias = param(klo.bias);
+    a.kappa = param(klo.kappa);
+    a.lambda = param(klo.lambda);
+    if constexpr (nk > 1) {
+      a.k_first = ik == 0;
+      a.k_last = last;
+    }
+    env.check_tile(kernels::kernel_kind::linear, a, P.scratch_bytes);
+    {
+      [[maybe_unused]] auto reading = env.reading(a.in, kn);
+      [[maybe_unused]] auto writing = env.writing(a.out, last ? cn * eb : 0);
+      env.cluster.fork(a.cores, body);
+    }
+    if (last) {  // send the channel tile's output to L2
+      ys[yb].start(dma, dma_dir::l1_to_l2, dma_piece{0, 0, u(cn * eb), 0, 0}, l1 + P.l1.y[yb],
+                   v.y + static_cast<std::ptrdiff_t>(ic) * P.tile_c * eb);
+      if constexpr (y_dual) yb = 1 - yb;
+    }
+    if (--left == 0) return false;
+    if (last) {
+      cn = channels(n_ic);
+      a.c_out = cn;
+    }
+    ic = n_ic, ik = n_ik;
+    return true;
+  };
+  if constexpr (x_alt || w_dual) {
+    while (tile.template operator()<0>() && tile.template operator()<1>()) {
+    }
+  } else {
+    while (tile.template operator()<0>()) {
+    }
+  }
+  ys[0].wait(dma);
+  ys[1].wait(dma);
+}
+
+}  // namespace linear_detail
+
+/// The loop nest of a standard, pointwise or depthwise convolution known at compile time,
+/// specialised (see above); `L` and `P` must satisfy conv_detail::specialised.
+template <layer L, layer_plan P, class Env>
+void run_conv_tiles(Env& env, const kernels::requant_plan& q, const l2_operands& v,
+                    std::uint8_t* l1) {
+  constexpr bool x_dual = P.l1.x[0] != P.l1.x[1];
+  if constexpr (L.kind == op::depthwise) {
+    // Every tile reads other channels or pixels: two input buffers alternate.
+    conv_detail::conv_loop<L, P, x_dual>(env, q, v, l1);
+  } else if constexpr (x_dual && P.n_h * P.n_w > 1) {
+    // A stripe of one row tile (and one column tile) has one input for all its tiles.
+    if (P.n_w == 1 && tiles_of(v.row_end, P.tile_h) - v.row_begin / P.tile_h == 1) {
+      conv_detail::conv_loop<L, P, false>(env, q, v, l1);
+      return;
+    }
+    conv_detail::conv_loop<L, P, true>(env, q, v, l1);
+  } else {
+    conv_detail::conv_loop<L, P, false>(env, q, v, l1);
+  }
+}
+
+/// The loop nest of a layer and plan known at compile time: the specialised convolution or
+/// linear loop when it applies, else the same code as run_tiles (always inlined), instantiated here
+/// so that the layer's shape and plan fold into its loop bounds, border sizes and buffer offsets.
+template <layer L, layer_plan P, class Env>
+void run_tiles_static(Env& env, const kernels::requant_plan& q, const l2_operands& v,
+                      std::uint8_t* l1) {
+  if constexpr (conv_detail::specialised<L, P>(Env::dma_type::limits)) {
+    run_conv_tiles<L, P>(env, q, v, l1);
+  } else if constexpr (linear_detail::specialised<L, P>(Env::dma_type::limits)) {
+    linear_detail::linear_loop<L, P>(env, q, v, l1);
+  } else {
+    run_tiles(env, L, P, q, v, l1);
+  }
+}
+
+}  // namespace ctile::schedule
