@@ -6,6 +6,7 @@
 
 #include <ctile/ctile.hpp>
 #include <ctile/hal/host.hpp>
+#include <ctile/platform/gap8.hpp>
 #include <ctile/reference/reference.hpp>
 #include <ctile/schedule/executor.hpp>
 #include <ctile/schedule/host_run.hpp>
@@ -57,5 +58,49 @@ void check_network(const char* what, std::initializer_list<hal::completion> mode
     }
   }
 }
+
+// The L2 the run really uses: bytes that differ from the fill in either of two runs with
+// different fills (a byte the run writes holds the same value both times, so it cannot equal
+// both fills). Returns one past the highest such byte.
+template <class Net, platform Plat>
+std::size_t l2_extent_used() {
+  std::vector<std::uint8_t> a, b;
+  run_on_host<Net, Plat>(hal::completion::at_wait, 1, 0xA5, &a);
+  run_on_host<Net, Plat>(hal::completion::at_wait, 1, 0x5A, &b);
+  std::size_t top = 0;
+  for (std::size_t k = 0; k < a.size(); ++k)
+    if (a[k] != 0xA5 || b[k] != 0x5A) top = k + 1;
+  return top;
+}
+
+// The L2 the executor touches reaches the plan's predicted peak (and never beyond: the
+// simulated L2 is exactly that big), which is at most DORY's bidirectional-stack bound.
+template <class Net, platform Plat>
+void check_l2_peak() {
+  using E = executor<Net, Plat>;
+  const std::size_t used = l2_extent_used<Net, Plat>();
+  EXPECT_LE(used, static_cast<std::size_t>(E::required_l2_bytes));
+  EXPECT_GE(used + 4, static_cast<std::size_t>(E::required_l2_bytes));
+  EXPECT_LE(E::required_l2_bytes, E::plan.summary.dory_bound);
+}
+
+// The example networks' activations must spread over the range, or bit-exactness means little.
+template <class Net>
+void check_activations_vary() {
+  const auto& d = data<Net>();
+  const auto outs = reference::run(Net::layers, d.params,
+                                   std::span<const std::uint8_t>(d.input.data(), d.input.size()));
+  for (std::size_t i = 1; i + 1 < Net::size; ++i) {
+    std::size_t inside = 0;
+    for (auto v : outs[i]) inside += v > 0 && v < 255;
+    EXPECT_GT(inside, outs[i].size() / 4) << "layer " << i << " is mostly clipped";
+  }
+}
+
+// Platforms that force many tiles and border tiles (a small L1), every L3 stage (a small L2),
+// or no L3 at all.
+constexpr platform tiny_l1 = gap8.with_stacks(0, 0).with_l1(16 * 1024).named("tiny-l1");
+constexpr platform small_l2 = gap8.with_l2(72 * 1024).with_code_reserve(0).named("small-l2");
+constexpr platform no_l3 = gap8.with_l3(0).named("no-l3");
 
 }  // namespace ctile::test

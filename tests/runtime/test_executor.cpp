@@ -1,6 +1,7 @@
-// Whole networks through the executor on the host's simulated memory and DMA: every layer's
-// output, value by value, against the reference; with GAP-8's budgets, with a tiny L1 (many
-// tiles and border tiles), and with a small L2 (every L3 stage); no checker violation.
+// Whole networks through the executor (the residual network: test_executor_residual.cpp) on the
+// host's simulated memory and DMA: every layer's output, value by value, against the reference;
+// with GAP-8's budgets, with a tiny L1 (many tiles and border tiles), and with a small L2 (every L3
+// stage); no checker violation.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -17,45 +18,17 @@
 #include "check_network.hpp"
 #include "common/synthetic.hpp"
 #include "networks/cifar10_cnn.hpp"
-#include "networks/residual.hpp"
 
 namespace {
 
 using namespace ctile;
+using test::check_activations_vary;
+using test::check_l2_peak;
 using test::check_network;
 using test::data;
-using test::run_on_host;
-
-// The L2 the run really uses: bytes that differ from the fill in either of two runs with
-// different fills (a byte the run writes holds the same value both times, so it cannot equal
-// both fills). Returns one past the highest such byte.
-template <class Net, platform Plat>
-std::size_t l2_extent_used() {
-  std::vector<std::uint8_t> a, b;
-  run_on_host<Net, Plat>(hal::completion::at_wait, 1, 0xA5, &a);
-  run_on_host<Net, Plat>(hal::completion::at_wait, 1, 0x5A, &b);
-  std::size_t top = 0;
-  for (std::size_t k = 0; k < a.size(); ++k)
-    if (a[k] != 0xA5 || b[k] != 0x5A) top = k + 1;
-  return top;
-}
-
-// The example networks' activations must spread over the range, or bit-exactness means little.
-template <class Net>
-void check_activations_vary() {
-  const auto& d = data<Net>();
-  const auto outs = reference::run(Net::layers, d.params,
-                                   std::span<const std::uint8_t>(d.input.data(), d.input.size()));
-  for (std::size_t i = 1; i + 1 < Net::size; ++i) {
-    std::size_t inside = 0;
-    for (auto v : outs[i]) inside += v > 0 && v < 255;
-    EXPECT_GT(inside, outs[i].size() / 4) << "layer " << i << " is mostly clipped";
-  }
-}
-
-constexpr platform tiny_l1 = gap8.with_stacks(0, 0).with_l1(16 * 1024).named("tiny-l1");
-constexpr platform small_l2 = gap8.with_l2(72 * 1024).with_code_reserve(0).named("small-l2");
-constexpr platform no_l3 = gap8.with_l3(0).named("no-l3");
+using test::no_l3;
+using test::small_l2;
+using test::tiny_l1;
 
 TEST(Executor, Cifar10OnGap8) {
   check_network<examples::cifar10_cnn, gap8>("gap8");
@@ -83,36 +56,14 @@ TEST(Executor, Cifar10SmallL2) {
 TEST(Executor, Cifar10WithoutL3) {
   check_network<examples::cifar10_cnn, no_l3>("no L3");
 }
-TEST(Executor, ResidualOnGap8) {
-  check_network<examples::resnet_small, gap8>("gap8");
-}
-TEST(Executor, ResidualTinyL1) {
-  check_network<examples::resnet_small, tiny_l1>("tiny L1");
-}
-TEST(Executor, ResidualSmallL2) {
-  check_network<examples::resnet_small, small_l2>("small L2");
-}
-
-// The L2 the executor touches reaches the plan's predicted peak (and never beyond: the
-// simulated L2 is exactly that big), which is at most DORY's bidirectional-stack bound.
-template <class Net, platform Plat>
-void check_l2_peak() {
-  using E = executor<Net, Plat>;
-  const std::size_t used = l2_extent_used<Net, Plat>();
-  EXPECT_LE(used, static_cast<std::size_t>(E::required_l2_bytes));
-  EXPECT_GE(used + 4, static_cast<std::size_t>(E::required_l2_bytes));
-  EXPECT_LE(E::required_l2_bytes, E::plan.summary.dory_bound);
-}
 
 TEST(Executor, L2PeakMatchesThePlanAndDorysBound) {
   check_l2_peak<examples::cifar10_cnn, gap8>();
-  check_l2_peak<examples::resnet_small, gap8>();
   check_l2_peak<examples::cifar10_cnn, small_l2>();
 }
 
 TEST(Executor, SyntheticActivationsSpread) {
   check_activations_vary<examples::cifar10_cnn>();
-  check_activations_vary<examples::resnet_small>();
 }
 
 }  // namespace

@@ -1,0 +1,184 @@
+// What the tests of the specialised convolution loop share (test_conv_tiles*.cpp): runs of
+// one layer over stripes with the specialised and the generic loop on the host's simulated
+// DMA, and the check of both against the reference.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <ctile/ctile.hpp>
+#include <ctile/hal/host.hpp>
+#include <ctile/platform/gap8.hpp>
+#include <ctile/reference/reference.hpp>
+#include <ctile/schedule/conv_tiles.hpp>
+#include <ctile/schedule/sim_checks.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace conv_tiles_test {
+
+using namespace ctile;
+
+constexpr platform plat = gap8.with_stacks(0, 0);
+
+/// The plan of layer `l` with output tiles of th x tw x tc.
+constexpr layer_plan plan_with(const layer& l, int th, int tw, int tc) {
+  const tiling_problem prob = make_problem(l, plat);
+  return make_layer_plan(prob, tc, th, tw, cost::default_split(prob));
+}
+/// The plan of linear layer `l` with tiles of tc output channels and tk bytes of the reduction.
+constexpr layer_plan plan_linear(const layer& l, int tc, int tk) {
+  const tiling_problem prob = make_problem(l, plat);
+  return make_layer_plan(prob, tc, 1, 1, cost::default_split(prob), tk);
+}
+/// The same with one copy of the input, output and weight buffers (each tile reloads its input
+/// and the weights of its channel tile once the previous kernel is done).
+constexpr layer_plan single_buffered(layer_plan p) {
+  p.l1.x[1] = p.l1.x[0];
+  p.l1.y[1] = p.l1.y[0];
+  p.l1.w[1] = p.l1.w[0];
+  p.l1.kl[1] = p.l1.kl[0];
+  return p;
+}
+
+struct stripe {
+  int row_begin, row_end, c_begin, c_end;
+};
+
+struct outcome {
+  std::vector<std::int32_t> values;
+  std::vector<std::string> problems;
+  std::uint64_t commands = 0;
+};
+
+// Runs layer 1 of `Net` with plan `P` over `stripes`: the specialised loop when `special`,
+// else run_tiles.
+template <class Net, layer_plan P>
+outcome run(bool special, const std::vector<stripe>& stripes, const layer_params& prm,
+            const std::vector<std::int32_t>& x, hal::completion mode, std::uint64_t seed,
+            int cores) {
+  constexpr layer L = Net::layers[1];
+  hal::sim_memory mem({mode, seed, 0.5, false});
+  const auto in_bytes = static_cast<std::size_t>(L.in.elements());
+  const auto out_bytes = static_cast<std::size_t>(L.output_bytes());
+  const std::size_t nc = prm.bias.size() + prm.kappa.size() + prm.lambda.size();
+  auto l2 =
+      mem.arena(hal::mem_level::l2, in_bytes + out_bytes + prm.weights.size() + 4 * nc + 16, "L2");
+  auto l1 = mem.arena(hal::mem_level::l1, static_cast<std::size_t>(P.l1.total) + 4, "L1");
+  auto* in = reinterpret_cast<std::uint8_t*>(l2.data());
+  std::uint8_t* out = in + in_bytes;
+  std::uint8_t* w = out + out_bytes;
+  std::uint8_t* bias = w + prm.weights.size();
+  std::uint8_t* kappa = bias + 4 * prm.bias.size();
+  std::uint8_t* lambda = kappa + 4 * prm.kappa.size();
+  for (std::size_t i = 0; i < in_bytes; ++i) in[i] = static_cast<std::uint8_t>(x[i]);
+  const auto put = [](std::uint8_t* dst, const void* src, std::size_t n) {
+    if (n > 0) std::memcpy(dst, src, n);  // an absent array's data() may be null
+  };
+  put(w, prm.weights.data(), prm.weights.size());
+  put(bias, prm.bias.data(), 4 * prm.bias.size());
+  put(kappa, prm.kappa.data(), 4 * prm.kappa.size());
+  put(lambda, prm.lambda.data(), 4 * prm.lambda.size());
+
+  hal::host_dma dma(mem);
+  hal::host_cluster cluster(cores, hal::cluster_mode::deterministic);
+  outcome o;
+  schedule::exec_env<hal::host_dma, hal::host_cluster, schedule::sim_checks> env{
+      dma, cluster, {&mem, &o.problems}, cores};
+  const kernels::requant_plan q = kernels::plan_for(L, prm);
+  const int in_row = L.in.w * L.in.c, out_row = L.out.w * L.out.c * L.output_bytes_per_element();
+  const int wpc = schedule::weights_per_channel(L);
+  for (const stripe& s : stripes) {
+    // The stripe's operands start at the first input row its first row tile reads.
+    const schedule::axis_tile first = schedule::tile_axis(
+        L.in.h, L.out.h, L.kernel.h, L.stride.h, L.pad.t, P.tile_h, s.row_begin / P.tile_h);
+    schedule::l2_operands v;
+    v.x_row0 = first.in_begin;
+    v.x = in + v.x_row0 * in_row;
+    v.y_row0 = s.row_begin;
+    v.y = out + v.y_row0 * out_row;
+    v.w_c0 = s.c_begin;
+    v.w = w + s.c_begin * wpc;
+    v.bias = prm.bias.empty() ? nullptr : bias + 4 * s.c_begin;
+    v.kappa = prm.kappa.empty() ? nullptr : kappa + 4 * s.c_begin;
+    v.lambda = prm.lambda.empty() ? nullptr : lambda + 4 * s.c_begin;
+    v.row_begin = s.row_begin, v.row_end = s.row_end;
+    v.c_begin = s.c_begin, v.c_end = s.c_end;
+    auto* arena = reinterpret_cast<std::uint8_t*>(l1.data());
+    if (special)
+      schedule::run_tiles_static<L, P>(env, q, v, arena);
+    else
+      schedule::run_tiles(env, L, P, q, v, arena);
+  }
+  mem.finish();
+  for (const auto& viol : mem.violations()) o.problems.push_back(viol.text);
+  o.commands = mem.counters().commands_on(hal::traffic_path::l2_to_l1) +
+               mem.counters().commands_on(hal::traffic_path::l1_to_l2);
+  const auto n = static_cast<std::size_t>(L.out.elements());
+  o.values.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (L.output() == output_kind::i32) {
+      std::int32_t v32;
+      std::memcpy(&v32, out + 4 * i, 4);
+      o.values[i] = v32;
+    } else {
+      o.values[i] = out[i];
+    }
+  }
+  return o;
+}
+
+// Checks layer 1 of `Net` planned as `P` over each list of stripes, against the reference and
+// the generic loop's command count. `Special`: whether the specialised loop takes the plan
+// (else run_tiles_static runs the generic loop).
+template <class Net, layer_plan P, bool Special = true>
+void check(const std::vector<std::vector<stripe>>& runs, int cores, std::uint32_t seed) {
+  constexpr layer L = Net::layers[1];
+  static_assert((schedule::conv_detail::specialised<L, P>(hal::host_dma::limits) ||
+                 schedule::linear_detail::specialised<L, P>(hal::host_dma::limits)) == Special,
+                "The test's plan must take the loop the test names.");
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> wd(-40, 40), bd(-3000, 3000), kd(1, 4), ld(-5000, 9000),
+      px(0, 255);
+  std::vector<std::int8_t> w(static_cast<std::size_t>(L.weight_count()));
+  for (auto& v : w) v = static_cast<std::int8_t>(wd(rng));
+  const auto n = static_cast<std::size_t>(L.out.c);
+  std::vector<std::int32_t> bias, kappa, lambda;
+  if (L.bias) bias.resize(n);
+  if (L.batchnorm) kappa.resize(n), lambda.resize(n);
+  for (auto& v : bias) v = bd(rng);
+  for (auto& v : kappa) v = kd(rng);
+  for (auto& v : lambda) v = ld(rng);
+  const layer_params prm{w, bias, kappa, lambda};
+  std::vector<std::int32_t> x(static_cast<std::size_t>(L.in.elements()));
+  for (auto& v : x) v = px(rng);
+  const auto expected = reference::run_layer(L, prm, x, {});
+  ASSERT_EQ(expected.size(), static_cast<std::size_t>(L.out.elements()));
+  for (const auto& stripes : runs) {
+    for (auto mode : {hal::completion::at_wait, hal::completion::random}) {
+      SCOPED_TRACE(testing::Message()
+                   << "tiles " << P.tile_h << "x" << P.tile_w << "x" << P.tile_c << " (" << P.n_h
+                   << "x" << P.n_w << "x" << P.n_c << "), " << stripes.size() << " stripe(s)");
+      const outcome o = run<Net, P>(true, stripes, prm, x, mode, seed, cores);
+      for (const auto& s : o.problems) ADD_FAILURE() << s;
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < expected.size(); ++i) bad += o.values[i] != expected[i];
+      EXPECT_EQ(bad, 0u);
+      const outcome g = run<Net, P>(false, stripes, prm, x, mode, seed, cores);
+      EXPECT_EQ(o.commands, g.commands);
+      EXPECT_EQ(o.values, g.values);
+    }
+  }
+}
+
+using conv3x3 = network<input(19, 23, 8), conv2d(12, 3).same().bn().requantized(1, 512)>;
+using strided = network<input(20, 9, 3), conv2d(6, 3).strides(2).padded(1, 0, 1, 0).with_bias()>;
+using dwise = network<input(15, 17, 20), depthwise(3).same().bn().requantized(1, 256)>;
+using dw_strided =
+    network<input(16, 16, 16), depthwise(3).strides(2).padded(1, 0, 1, 0).bn().requantized(1, 128)>;
+using fc = network<input(4, 4, 40), linear(37).with_bias().bn().requantized(1, 1 << 14)>;
+using fc_raw = network<input(1, 1, 300), linear(10).with_bias().raw()>;
+using pw_net = network<input(16, 16, 32), pointwise(24).bn().requantized(1, 1024)>;
+
+}  // namespace conv_tiles_test

@@ -1,0 +1,33 @@
+// The specialised convolution loop (see conv_tiles_check.hpp) on pointwise and linear layers.
+#include "conv_tiles_check.hpp"
+
+namespace {
+
+using namespace ctile;
+using namespace conv_tiles_test;
+
+TEST(ConvTiles, PointwiseWholeRows) {
+  // Tiles of whole rows: 1-D inputs; 2-D outputs, or 1-D when a tile has every channel.
+  constexpr layer_plan p = plan_with(pw_net::layers[1], 3, 16, 8);
+  check<pw_net, p>({{{0, 16, 0, 24}}, {{0, 3, 0, 24}, {3, 6, 0, 24}, {6, 16, 0, 24}}}, 8, 11);
+  constexpr layer_plan whole = plan_with(pw_net::layers[1], 4, 16, 24);
+  check<pw_net, whole>({{{0, 16, 0, 24}}, {{0, 4, 0, 24}, {4, 16, 0, 24}}}, 8, 12);
+  check<pw_net, single_buffered(whole)>({{{0, 16, 0, 24}}}, 8, 13);
+  // One tile per channel tile (the input loaded once per stripe).
+  constexpr layer_plan deep = plan_with(pw_net::layers[1], 16, 16, 5);
+  check<pw_net, deep>({{{0, 16, 0, 24}}, {{0, 16, 0, 10}, {0, 16, 10, 24}}}, 8, 14);
+}
+
+// Linear layers, whole reductions and reductions cut in K tiles (int32 partial sums), with
+// short last channel and K tiles, over channel stripes; int32 outputs.
+TEST(ConvTiles, Linear) {
+  constexpr layer_plan k = plan_linear(fc::layers[1], 8, 192);  // 5 x 4 tiles
+  check<fc, k>({{{0, 1, 0, 37}}, {{0, 1, 0, 16}, {0, 1, 16, 37}}}, 8, 20);
+  check<fc, single_buffered(k)>({{{0, 1, 0, 37}}}, 3, 21);
+  constexpr layer_plan whole = plan_linear(fc::layers[1], 12, 0);
+  check<fc, whole>({{{0, 1, 0, 37}}, {{0, 1, 0, 24}, {0, 1, 24, 37}}}, 8, 22);
+  constexpr layer_plan raw = plan_linear(fc_raw::layers[1], 3, 128);
+  check<fc_raw, raw>({{{0, 1, 0, 10}}}, 8, 23);
+}
+
+}  // namespace
