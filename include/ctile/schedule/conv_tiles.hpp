@@ -1,6 +1,6 @@
-// The loop nests of convolutions (standard, pointwise, depthwise) and linear layers whose layer
-// and plan are compile-time constants, specialised for the per-tile work to be little more than
-// the DMA commands:
+// The loop nests of convolutions (standard, pointwise, depthwise), pools and linear layers
+// whose layer and plan are compile-time constants, specialised for the per-tile work to be
+// little more than the DMA commands:
 //
 // - the geometry of every row tile and column tile is a table built at compile time (a row
 //   or a column axis cut in one tile folds to constants);
@@ -117,6 +117,11 @@ struct one_command {
   return {0, 0, u(n * chunk), u(chunk), u(pixel)};
 }
 
+/// Whether layer `l` is a pool (its input tile holds the output tile's channels only).
+constexpr bool is_pool(const layer& l) {
+  return l.kind == op::maxpool || l.kind == op::avgpool;
+}
+
 /// What every tile's input and output command is like: whether each is one command in every
 /// tile (the specialised loop's condition), whether they are all 1-D or all 2-D (so the loop
 /// need not choose at run time), and whether box_piece gives that command in every tile.
@@ -133,16 +138,17 @@ constexpr command_shapes shapes_of(const hal::dma_limits& lim) {
   command_shapes s;
   for (const axis_entry& ty : T::rows) {
     for (const axis_entry& tx : T::cols) {
-      // A depthwise input is marshalled channel by channel (make_chw_job), not one command.
-      const one_command in =
-          L.kind == op::depthwise
-              ? one_command{true, {0, 0, 1, 0, 0}}
-              : box_command(ty.in_size, tx.in_size, T::in_pixel, T::in_pixel, T::in_row, lim);
-      s.single = s.single && in.ok;
-      s.in_1d = s.in_1d && !in.p.is_2d();
-      s.in_2d = s.in_2d && in.p.is_2d();
       for (int ic = 0; ic < P.n_c; ++ic) {
         const int cn = L.out.c - ic * P.tile_c < P.tile_c ? L.out.c - ic * P.tile_c : P.tile_c;
+        // A depthwise input is marshalled channel by channel (make_chw_job), not one command;
+        // a pool reads the channel tile's bytes of each pixel, a convolution every channel.
+        const one_command in = L.kind == op::depthwise ? one_command{true, {0, 0, 1, 0, 0}}
+                                                       : box_command(ty.in_size, tx.in_size,
+                                                                     is_pool(L) ? cn : T::in_pixel,
+                                                                     T::in_pixel, T::in_row, lim);
+        s.single = s.single && in.ok;
+        s.in_1d = s.in_1d && !in.p.is_2d();
+        s.in_2d = s.in_2d && in.p.is_2d();
         const one_command out =
             box_command(ty.out_size, tx.out_size, cn * T::eb, T::out_pixel, T::out_row, lim);
         s.single = s.single && out.ok;
@@ -155,14 +161,14 @@ constexpr command_shapes shapes_of(const hal::dma_limits& lim) {
   // The commands the loop programs are those.
   for (const axis_entry& ty : T::rows) {
     for (const axis_entry& tx : T::cols) {
-      s.single =
-          s.single &&
-          (L.kind == op::depthwise ||
-           box_piece(s.in_mode(), true, ty.in_size, tx.in_size, T::in_pixel, T::in_pixel,
-                     T::in_row) ==
-               box_command(ty.in_size, tx.in_size, T::in_pixel, T::in_pixel, T::in_row, lim).p);
       for (int ic = 0; ic < P.n_c; ++ic) {
         const int cn = L.out.c - ic * P.tile_c < P.tile_c ? L.out.c - ic * P.tile_c : P.tile_c;
+        const int chunk = is_pool(L) ? cn : T::in_pixel;
+        s.single = s.single &&
+                   (L.kind == op::depthwise ||
+                    box_piece(s.in_mode(), !is_pool(L) || P.tile_c >= L.in.c, ty.in_size,
+                              tx.in_size, chunk, T::in_pixel, T::in_row) ==
+                        box_command(ty.in_size, tx.in_size, chunk, T::in_pixel, T::in_row, lim).p);
         const one_command out =
             box_command(ty.out_size, tx.out_size, cn * T::eb, T::out_pixel, T::out_row, lim);
         s.single =
@@ -177,7 +183,7 @@ constexpr command_shapes shapes_of(const hal::dma_limits& lim) {
 /// Whether the specialised loop runs layer `L` with plan `P` on DMA limits `lim`.
 template <layer L, layer_plan P>
 constexpr bool specialised(const hal::dma_limits& lim) {
-  if constexpr ((L.kind != op::conv && L.kind != op::depthwise) || P.n_k > 1) {
+  if constexpr ((L.kind != op::conv && L.kind != op::depthwise && !is_pool(L)) || P.n_k > 1) {
     return false;
   } else {
     return P.n_h >= 1 && P.n_w >= 1 && P.n_c >= 1 && shapes_of<L, P>(lim).single;
@@ -231,6 +237,8 @@ template <layer L, layer_plan P, bool XAlt, class Env>
   constexpr kl_offsets klo = kl_layout(L, P.tile_c);
   constexpr int nx = P.n_w;
   constexpr bool dw = L.kind == op::depthwise;
+  constexpr bool pool = is_pool(L);
+  constexpr bool per_c = dw || pool;  // the input depends on the channel tile
   E& dma = env.dma;
 
   const int ic0 = v.c_begin / P.tile_c, ic1 = tiles_of(v.c_end, P.tile_c);
@@ -277,10 +285,20 @@ template <layer L, layer_plan P, bool XAlt, class Env>
     }
     const axis_entry& ty = row_of(iy);
     const axis_entry& tx = col_of(ix);
-    const dma_piece c =
-        box_piece(S.in_mode(), true, ty.in_size, tx.in_size, T::in_pixel, T::in_pixel, T::in_row);
-    start_one<S.in_mode()>(dma, xs[b], dma_dir::l2_to_l1, c, l1 + P.l1.x[b],
-                           const_cast<std::uint8_t*>(v.x + (x_bias + ty.in_off + tx.in_off)));
+    if constexpr (pool) {  // the channel tile's bytes of each pixel
+      const int c0 = ic * P.tile_c;
+      const int cn = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
+      const dma_piece c = box_piece(S.in_mode(), P.tile_c >= L.in.c, ty.in_size, tx.in_size,
+                                    P.n_c == 1 ? L.in.c : cn, T::in_pixel, T::in_row);
+      start_one<S.in_mode()>(
+          dma, xs[b], dma_dir::l2_to_l1, c, l1 + P.l1.x[b],
+          const_cast<std::uint8_t*>(v.x + (x_bias + ty.in_off + tx.in_off + c0)));
+    } else {
+      const dma_piece c =
+          box_piece(S.in_mode(), true, ty.in_size, tx.in_size, T::in_pixel, T::in_pixel, T::in_row);
+      start_one<S.in_mode()>(dma, xs[b], dma_dir::l2_to_l1, c, l1 + P.l1.x[b],
+                             const_cast<std::uint8_t*>(v.x + (x_bias + ty.in_off + tx.in_off)));
+    }
   };
   const auto load_w = [&](int ic, int b) CTILE_INLINE {
     const int c0 = ic * P.tile_c;
@@ -339,32 +357,34 @@ template <layer L, layer_plan P, bool XAlt, class Env>
   int c_bytes = 0;  // output bytes per pixel of the channel tile
   // Starts channel tile `ic`: its weights (prefetched, or loaded now) and the next one's.
   const auto enter_channel_tile = [&](int ic, bool first) CTILE_INLINE {
-    if (first || !w_dual) {
-      load_w(ic, wb);
-    } else {
-      wb = 1 - wb;
+    if constexpr (L.has_weights()) {
+      if (first || !w_dual) {
+        load_w(ic, wb);
+      } else {
+        wb = 1 - wb;
+      }
+      if constexpr (w_direct) {  // every one was started (just now, or prefetched)
+        dma.wait(wh[wb][0]);
+        if (klo.bias >= 0) dma.wait(wh[wb][1]);
+        if (klo.kappa >= 0) dma.wait(wh[wb][2]);
+        if (klo.lambda >= 0) dma.wait(wh[wb][3]);
+      } else {
+        ws[wb].wait(dma);
+      }
+      if (w_dual && ic + 1 < ic1) load_w(ic + 1, 1 - wb);
+      a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[wb]);
+      const auto param = [&](int off) CTILE_INLINE {
+        return off >= 0 ? reinterpret_cast<const std::int32_t*>(l1 + P.l1.kl[wb] + off) : nullptr;
+      };
+      a.bias = param(klo.bias);
+      a.kappa = param(klo.kappa);
+      a.lambda = param(klo.lambda);
     }
-    if constexpr (w_direct) {  // every one was started (just now, or prefetched)
-      dma.wait(wh[wb][0]);
-      if (klo.bias >= 0) dma.wait(wh[wb][1]);
-      if (klo.kappa >= 0) dma.wait(wh[wb][2]);
-      if (klo.lambda >= 0) dma.wait(wh[wb][3]);
-    } else {
-      ws[wb].wait(dma);
-    }
-    if (w_dual && ic + 1 < ic1) load_w(ic + 1, 1 - wb);
-    a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[wb]);
-    const auto param = [&](int off) CTILE_INLINE {
-      return off >= 0 ? reinterpret_cast<const std::int32_t*>(l1 + P.l1.kl[wb] + off) : nullptr;
-    };
-    a.bias = param(klo.bias);
-    a.kappa = param(klo.kappa);
-    a.lambda = param(klo.lambda);
     const int c0 = ic * P.tile_c;
     a.c_out = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
     c_off = c0 * T::eb;
     c_bytes = a.c_out * T::eb;
-    if constexpr (dw) a.c_in = a.c_out;
+    if constexpr (per_c) a.c_in = a.c_out;
   };
 
   const auto body = [&](int core) {
@@ -375,7 +395,7 @@ template <layer L, layer_plan P, bool XAlt, class Env>
 
   int ic = ic0, iy = iy0, ix = 0;
   const bool one_spatial = (iy1 - iy0) * nx == 1;
-  if (XAlt || (!dw && one_spatial)) load_x(iy, ix, ic, 0);  // else each tile loads its own
+  if (XAlt || (!per_c && one_spatial)) load_x(iy, ix, ic, 0);  // else each tile loads its own
   enter_channel_tile(ic, true);
   set_row(iy);
   set_col(ix);
@@ -400,12 +420,12 @@ template <layer L, layer_plan P, bool XAlt, class Env>
           next_job = chw_of(niy, nix, nix == 0 && niy == iy0 ? ic + 1 : ic, 1 - xb);
           next = &next_job;
         } else {
-          load_x(niy, nix, 0, 1 - xb);
+          load_x(niy, nix, nix == 0 && niy == iy0 ? ic + 1 : ic, 1 - xb);
         }
       }
     } else {
       // The previous tile's kernel is done with the buffer.
-      if (dw || !one_spatial) load_x(iy, ix, ic, 0);
+      if (per_c || !one_spatial) load_x(iy, ix, ic, 0);
       wait_x(0);
     }
     ys[yb].wait(dma);  // the output buffer is free once its previous transfer is done
@@ -644,13 +664,13 @@ template <layer L, layer_plan P, class Env>
 
 }  // namespace linear_detail
 
-/// The loop nest of a standard, pointwise or depthwise convolution known at compile time,
-/// specialised (see above); `L` and `P` must satisfy conv_detail::specialised.
+/// The loop nest of a standard, pointwise or depthwise convolution or a pool known at compile
+/// time, specialised (see above); `L` and `P` must satisfy conv_detail::specialised.
 template <layer L, layer_plan P, class Env>
 void run_conv_tiles(Env& env, const kernels::requant_plan& q, const l2_operands& v,
                     std::uint8_t* l1) {
   constexpr bool x_dual = P.l1.x[0] != P.l1.x[1];
-  if constexpr (L.kind == op::depthwise) {
+  if constexpr (L.kind == op::depthwise || conv_detail::is_pool(L)) {
     // Every tile reads other channels or pixels: two input buffers alternate.
     conv_detail::conv_loop<L, P, x_dual>(env, q, v, l1);
   } else if constexpr (x_dual && P.n_h * P.n_w > 1) {
