@@ -39,6 +39,7 @@ constexpr layer_plan single_buffered(layer_plan p) {
   p.l1.y[1] = p.l1.y[0];
   p.l1.w[1] = p.l1.w[0];
   p.l1.kl[1] = p.l1.kl[0];
+  p.l1.x2[1] = p.l1.x2[0];
   return p;
 }
 
@@ -52,27 +53,29 @@ struct outcome {
   std::uint64_t commands = 0;
 };
 
-// Runs layer 1 of `Net` with plan `P` over `stripes`: the specialised loop when `special`,
-// else run_tiles.
-template <class Net, layer_plan P>
+// Runs layer `I` of `Net` with plan `P` over `stripes` (an add's second input `x2`): the
+// specialised loop when `special`, else run_tiles.
+template <class Net, layer_plan P, std::size_t I = 1>
 outcome run(bool special, const std::vector<stripe>& stripes, const layer_params& prm,
-            const std::vector<std::int32_t>& x, hal::completion mode, std::uint64_t seed,
-            int cores) {
-  constexpr layer L = Net::layers[1];
+            const std::vector<std::int32_t>& x, const std::vector<std::int32_t>& x2,
+            hal::completion mode, std::uint64_t seed, int cores) {
+  constexpr layer L = Net::layers[I];
   hal::sim_memory mem({mode, seed, 0.5, false});
   const auto in_bytes = static_cast<std::size_t>(L.in.elements());
   const auto out_bytes = static_cast<std::size_t>(L.output_bytes());
   const std::size_t nc = prm.bias.size() + prm.kappa.size() + prm.lambda.size();
-  auto l2 =
-      mem.arena(hal::mem_level::l2, in_bytes + out_bytes + prm.weights.size() + 4 * nc + 16, "L2");
+  auto l2 = mem.arena(hal::mem_level::l2,
+                      in_bytes + x2.size() + out_bytes + prm.weights.size() + 4 * nc + 16, "L2");
   auto l1 = mem.arena(hal::mem_level::l1, static_cast<std::size_t>(P.l1.total) + 4, "L1");
   auto* in = reinterpret_cast<std::uint8_t*>(l2.data());
-  std::uint8_t* out = in + in_bytes;
+  std::uint8_t* in2 = in + in_bytes;
+  std::uint8_t* out = in2 + x2.size();
   std::uint8_t* w = out + out_bytes;
   std::uint8_t* bias = w + prm.weights.size();
   std::uint8_t* kappa = bias + 4 * prm.bias.size();
   std::uint8_t* lambda = kappa + 4 * prm.kappa.size();
   for (std::size_t i = 0; i < in_bytes; ++i) in[i] = static_cast<std::uint8_t>(x[i]);
+  for (std::size_t i = 0; i < x2.size(); ++i) in2[i] = static_cast<std::uint8_t>(x2[i]);
   const auto put = [](std::uint8_t* dst, const void* src, std::size_t n) {
     if (n > 0) std::memcpy(dst, src, n);  // an absent array's data() may be null
   };
@@ -96,6 +99,8 @@ outcome run(bool special, const std::vector<stripe>& stripes, const layer_params
     schedule::l2_operands v;
     v.x_row0 = first.in_begin;
     v.x = in + v.x_row0 * in_row;
+    v.x2_row0 = v.x_row0;
+    v.x2 = x2.empty() ? nullptr : in2 + v.x2_row0 * in_row;
     v.y_row0 = s.row_begin;
     v.y = out + v.y_row0 * out_row;
     v.w_c0 = s.c_begin;
@@ -129,12 +134,12 @@ outcome run(bool special, const std::vector<stripe>& stripes, const layer_params
   return o;
 }
 
-// Checks layer 1 of `Net` planned as `P` over each list of stripes, against the reference and
+// Checks layer `I` of `Net` planned as `P` over each list of stripes, against the reference and
 // the generic loop's command count. `Special`: whether the specialised loop takes the plan
 // (else run_tiles_static runs the generic loop).
-template <class Net, layer_plan P, bool Special = true>
+template <class Net, layer_plan P, bool Special = true, std::size_t I = 1>
 void check(const std::vector<std::vector<stripe>>& runs, int cores, std::uint32_t seed) {
-  constexpr layer L = Net::layers[1];
+  constexpr layer L = Net::layers[I];
   static_assert((schedule::conv_detail::specialised<L, P>(hal::host_dma::limits) ||
                  schedule::linear_detail::specialised<L, P>(hal::host_dma::limits)) == Special,
                 "The test's plan must take the loop the test names.");
@@ -153,19 +158,21 @@ void check(const std::vector<std::vector<stripe>>& runs, int cores, std::uint32_
   const layer_params prm{w, bias, kappa, lambda};
   std::vector<std::int32_t> x(static_cast<std::size_t>(L.in.elements()));
   for (auto& v : x) v = px(rng);
-  const auto expected = reference::run_layer(L, prm, x, {});
+  std::vector<std::int32_t> x2(L.kind == op::add ? x.size() : 0);
+  for (auto& v : x2) v = px(rng);
+  const auto expected = reference::run_layer(L, prm, x, x2);
   ASSERT_EQ(expected.size(), static_cast<std::size_t>(L.out.elements()));
   for (const auto& stripes : runs) {
     for (auto mode : {hal::completion::at_wait, hal::completion::random}) {
       SCOPED_TRACE(testing::Message()
                    << "tiles " << P.tile_h << "x" << P.tile_w << "x" << P.tile_c << " (" << P.n_h
                    << "x" << P.n_w << "x" << P.n_c << "), " << stripes.size() << " stripe(s)");
-      const outcome o = run<Net, P>(true, stripes, prm, x, mode, seed, cores);
+      const outcome o = run<Net, P, I>(true, stripes, prm, x, x2, mode, seed, cores);
       for (const auto& s : o.problems) ADD_FAILURE() << s;
       std::size_t bad = 0;
       for (std::size_t i = 0; i < expected.size(); ++i) bad += o.values[i] != expected[i];
       EXPECT_EQ(bad, 0u);
-      const outcome g = run<Net, P>(false, stripes, prm, x, mode, seed, cores);
+      const outcome g = run<Net, P, I>(false, stripes, prm, x, x2, mode, seed, cores);
       EXPECT_EQ(o.commands, g.commands);
       EXPECT_EQ(o.values, g.values);
     }

@@ -1,6 +1,7 @@
-// The specialised convolution loop (see conv_tiles_check.hpp) on max and average pools: the
-// input tile holds the output tile's channels only, so a channel tile narrower than the layer
-// reads 2-D lines of its channels; border tiles with padding, global pools.
+// The specialised convolution loop (see conv_tiles_check.hpp) on max and average pools and on
+// residual adds: the input tile (each input's) holds the output tile's channels only, so a
+// channel tile narrower than the layer reads 2-D lines of its channels; border tiles with
+// padding, global pools.
 #include "conv_tiles_check.hpp"
 
 namespace {
@@ -11,6 +12,8 @@ using namespace conv_tiles_test;
 using max2 = network<input(16, 18, 12), maxpool(2)>;
 using avg3 = network<input(9, 9, 6), avgpool(3).strides(2).padded(1)>;
 using global = network<input(8, 8, 12), global_avgpool().requantized(3, 128)>;
+using residual = network<input(10, 11, 8), conv2d(8, 1).named("a"),
+                         add("a").scaled(0, {3, 1, 1, true}).scaled(1, {1, 0, 1, false})>;
 
 TEST(ConvTiles, MaxPool) {
   // Whole rows of every channel (1-D inputs), then channel tiles of 5 (the last 2 wide).
@@ -39,6 +42,18 @@ TEST(ConvTiles, AveragePool) {
   constexpr layer_plan gnarrow = plan_with(global::layers[1], 1, 1, 5);
   check<global, gnarrow>({{{0, 1, 0, 12}}, {{0, 1, 0, 5}, {0, 1, 5, 12}}}, 8, 40);
   check<global, single_buffered(gnarrow)>({{{0, 1, 0, 12}}}, 3, 41);
+}
+
+// Layer 2 adds layer 1's output to the network input, each rescaled.
+TEST(ConvTiles, Add) {
+  constexpr layer l = residual::layers[2];
+  constexpr layer_plan rows = plan_with(l, 3, 11, 8);
+  check<residual, rows, true, 2>({{{0, 10, 0, 8}}, {{0, 3, 0, 8}, {3, 10, 0, 8}}}, 8, 42);
+  constexpr layer_plan narrow = plan_with(l, 4, 11, 3);
+  check<residual, narrow, true, 2>({{{0, 10, 0, 8}}, {{0, 10, 0, 3}, {0, 10, 3, 8}}}, 3, 43);
+  check<residual, single_buffered(narrow), true, 2>({{{0, 10, 0, 8}}}, 8, 44);
+  constexpr layer_plan cols = plan_with(l, 5, 4, 8);
+  check<residual, cols, true, 2>({{{0, 10, 0, 8}}}, 8, 45);
 }
 
 }  // namespace

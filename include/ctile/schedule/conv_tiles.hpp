@@ -1,5 +1,5 @@
-// The loop nests of convolutions (standard, pointwise, depthwise), pools and linear layers
-// whose layer and plan are compile-time constants, specialised for the per-tile work to be
+// The loop nests of convolutions (standard, pointwise, depthwise), pools, adds and linear
+// layers whose layer and plan are compile-time constants, specialised for the per-tile work to be
 // little more than the DMA commands:
 //
 // - the geometry of every row tile and column tile is a table built at compile time (a row
@@ -117,9 +117,10 @@ struct one_command {
   return {0, 0, u(n * chunk), u(chunk), u(pixel)};
 }
 
-/// Whether layer `l` is a pool (its input tile holds the output tile's channels only).
-constexpr bool is_pool(const layer& l) {
-  return l.kind == op::maxpool || l.kind == op::avgpool;
+/// Whether layer `l` is a pool or an add: its input tile (each input's, for an add) holds the
+/// output tile's channels only.
+constexpr bool channel_input(const layer& l) {
+  return l.kind == op::maxpool || l.kind == op::avgpool || l.kind == op::add;
 }
 
 /// What every tile's input and output command is like: whether each is one command in every
@@ -141,11 +142,13 @@ constexpr command_shapes shapes_of(const hal::dma_limits& lim) {
       for (int ic = 0; ic < P.n_c; ++ic) {
         const int cn = L.out.c - ic * P.tile_c < P.tile_c ? L.out.c - ic * P.tile_c : P.tile_c;
         // A depthwise input is marshalled channel by channel (make_chw_job), not one command;
-        // a pool reads the channel tile's bytes of each pixel, a convolution every channel.
-        const one_command in = L.kind == op::depthwise ? one_command{true, {0, 0, 1, 0, 0}}
-                                                       : box_command(ty.in_size, tx.in_size,
-                                                                     is_pool(L) ? cn : T::in_pixel,
-                                                                     T::in_pixel, T::in_row, lim);
+        // a pool or an add reads the channel tile's bytes of each pixel, a convolution every
+        // channel.
+        const one_command in =
+            L.kind == op::depthwise
+                ? one_command{true, {0, 0, 1, 0, 0}}
+                : box_command(ty.in_size, tx.in_size, channel_input(L) ? cn : T::in_pixel,
+                              T::in_pixel, T::in_row, lim);
         s.single = s.single && in.ok;
         s.in_1d = s.in_1d && !in.p.is_2d();
         s.in_2d = s.in_2d && in.p.is_2d();
@@ -163,10 +166,10 @@ constexpr command_shapes shapes_of(const hal::dma_limits& lim) {
     for (const axis_entry& tx : T::cols) {
       for (int ic = 0; ic < P.n_c; ++ic) {
         const int cn = L.out.c - ic * P.tile_c < P.tile_c ? L.out.c - ic * P.tile_c : P.tile_c;
-        const int chunk = is_pool(L) ? cn : T::in_pixel;
+        const int chunk = channel_input(L) ? cn : T::in_pixel;
         s.single = s.single &&
                    (L.kind == op::depthwise ||
-                    box_piece(s.in_mode(), !is_pool(L) || P.tile_c >= L.in.c, ty.in_size,
+                    box_piece(s.in_mode(), !channel_input(L) || P.tile_c >= L.in.c, ty.in_size,
                               tx.in_size, chunk, T::in_pixel, T::in_row) ==
                         box_command(ty.in_size, tx.in_size, chunk, T::in_pixel, T::in_row, lim).p);
         const one_command out =
@@ -183,10 +186,23 @@ constexpr command_shapes shapes_of(const hal::dma_limits& lim) {
 /// Whether the specialised loop runs layer `L` with plan `P` on DMA limits `lim`.
 template <layer L, layer_plan P>
 constexpr bool specialised(const hal::dma_limits& lim) {
-  if constexpr ((L.kind != op::conv && L.kind != op::depthwise && !is_pool(L)) || P.n_k > 1) {
+  if constexpr ((L.kind != op::conv && L.kind != op::depthwise && !channel_input(L)) || P.n_k > 1) {
     return false;
   } else {
     return P.n_h >= 1 && P.n_w >= 1 && P.n_c >= 1 && shapes_of<L, P>(lim).single;
+  }
+}
+
+/// Runs `tile` (a template lambda over the buffer parity returning whether tiles are left)
+/// until it returns false: parities 0, 1, 0, ... when `Dual`, else parity 0 only.
+template <bool Dual, class F>
+[[gnu::always_inline]] inline void run_by_parity(F& tile) {
+  if constexpr (Dual) {
+    while (tile.template operator()<0>() && tile.template operator()<1>()) {
+    }
+  } else {
+    while (tile.template operator()<0>()) {
+    }
   }
 }
 
@@ -237,7 +253,8 @@ template <layer L, layer_plan P, bool XAlt, class Env>
   constexpr kl_offsets klo = kl_layout(L, P.tile_c);
   constexpr int nx = P.n_w;
   constexpr bool dw = L.kind == op::depthwise;
-  constexpr bool pool = is_pool(L);
+  constexpr bool pool = channel_input(L);  // or an add
+  constexpr bool add = L.kind == op::add;
   constexpr bool per_c = dw || pool;  // the input depends on the channel tile
   E& dma = env.dma;
 
@@ -248,6 +265,7 @@ template <layer L, layer_plan P, bool XAlt, class Env>
   // Offsets of the layer's row 0 from the operands (which start at rows x_row0 / y_row0).
   const int x_bias = -v.x_row0 * T::in_row;
   const int y_bias = -v.y_row0 * T::out_row;
+  [[maybe_unused]] const int x2_bias = -v.x2_row0 * T::in_row;  // an add's second input
   const auto row_of = [](int iy) CTILE_INLINE -> const axis_entry& {
     return T::rows[static_cast<std::size_t>(P.n_h == 1 ? 0 : iy)];
   };
@@ -255,7 +273,7 @@ template <layer L, layer_plan P, bool XAlt, class Env>
     return T::cols[static_cast<std::size_t>(nx == 1 ? 0 : ix)];
   };
 
-  one_slot<E> xs[2], ys[2];
+  one_slot<E> xs[2], x2s[2], ys[2];
   // Depthwise: the marshalling commands the cores program, one command in flight per core.
   chain_slot<E> xc[2][max_dma_cores];
   dma_slot<E, 4> ws[2];
@@ -285,7 +303,7 @@ template <layer L, layer_plan P, bool XAlt, class Env>
     }
     const axis_entry& ty = row_of(iy);
     const axis_entry& tx = col_of(ix);
-    if constexpr (pool) {  // the channel tile's bytes of each pixel
+    if constexpr (pool) {  // the channel tile's bytes of each pixel (of each input of an add)
       const int c0 = ic * P.tile_c;
       const int cn = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
       const dma_piece c = box_piece(S.in_mode(), P.tile_c >= L.in.c, ty.in_size, tx.in_size,
@@ -293,6 +311,10 @@ template <layer L, layer_plan P, bool XAlt, class Env>
       start_one<S.in_mode()>(
           dma, xs[b], dma_dir::l2_to_l1, c, l1 + P.l1.x[b],
           const_cast<std::uint8_t*>(v.x + (x_bias + ty.in_off + tx.in_off + c0)));
+      if constexpr (add)
+        start_one<S.in_mode()>(
+            dma, x2s[b], dma_dir::l2_to_l1, c, l1 + P.l1.x2[b],
+            const_cast<std::uint8_t*>(v.x2 + (x2_bias + ty.in_off + tx.in_off + c0)));
     } else {
       const dma_piece c =
           box_piece(S.in_mode(), true, ty.in_size, tx.in_size, T::in_pixel, T::in_pixel, T::in_row);
@@ -341,6 +363,7 @@ template <layer L, layer_plan P, bool XAlt, class Env>
       for (auto& s : xc[b]) s.wait(dma);
     } else {
       xs[b].wait(dma);
+      if constexpr (add) x2s[b].wait(dma);
     }
   };
   const auto set_row = [&](int iy) CTILE_INLINE {
@@ -430,10 +453,12 @@ template <layer L, layer_plan P, bool XAlt, class Env>
     }
     ys[yb].wait(dma);  // the output buffer is free once its previous transfer is done
     a.in = l1 + P.l1.x[xb];
+    if constexpr (add) a.in2 = l1 + P.l1.x2[xb];
     a.out = l1 + P.l1.y[yb];
     env.check_tile(kk, a, P.scratch_bytes);
     {
       [[maybe_unused]] auto reading = env.reading(a.in, a.h_in * a.w_in * a.c_in);
+      [[maybe_unused]] auto reading2 = env.reading(a.in2, add ? a.h_in * a.w_in * a.c_in : 0);
       [[maybe_unused]] auto writing = env.writing(a.out, a.h_out * a.w_out * a.c_out * T::eb);
       if constexpr (dw) {
         auto& next_slots = xc[1 - xb];
@@ -463,13 +488,7 @@ template <layer L, layer_plan P, bool XAlt, class Env>
     ix = nix, iy = niy;
     return true;
   };
-  if constexpr (XAlt || y_dual) {
-    while (tile.template operator()<0>() && tile.template operator()<1>()) {
-    }
-  } else {
-    while (tile.template operator()<0>()) {
-    }
-  }
+  run_by_parity<XAlt || y_dual>(tile);
   ys[0].wait(dma);
   ys[1].wait(dma);
 }
@@ -651,26 +670,20 @@ template <layer L, layer_plan P, class Env>
     ic = n_ic, ik = n_ik;
     return true;
   };
-  if constexpr (x_alt || w_dual) {
-    while (tile.template operator()<0>() && tile.template operator()<1>()) {
-    }
-  } else {
-    while (tile.template operator()<0>()) {
-    }
-  }
+  conv_detail::run_by_parity<x_alt || w_dual>(tile);
   ys[0].wait(dma);
   ys[1].wait(dma);
 }
 
 }  // namespace linear_detail
 
-/// The loop nest of a standard, pointwise or depthwise convolution or a pool known at compile
-/// time, specialised (see above); `L` and `P` must satisfy conv_detail::specialised.
+/// The loop nest of a standard, pointwise or depthwise convolution, a pool or an add known at
+/// compile time, specialised (see above); `L` and `P` must satisfy conv_detail::specialised.
 template <layer L, layer_plan P, class Env>
 void run_conv_tiles(Env& env, const kernels::requant_plan& q, const l2_operands& v,
                     std::uint8_t* l1) {
   constexpr bool x_dual = P.l1.x[0] != P.l1.x[1];
-  if constexpr (L.kind == op::depthwise || conv_detail::is_pool(L)) {
+  if constexpr (L.kind == op::depthwise || conv_detail::channel_input(L)) {
     // Every tile reads other channels or pixels: two input buffers alternate.
     conv_detail::conv_loop<L, P, x_dual>(env, q, v, l1);
   } else if constexpr (x_dual && P.n_h * P.n_w > 1) {
