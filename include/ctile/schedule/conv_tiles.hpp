@@ -396,12 +396,7 @@ template <layer L, layer_plan P, bool XAlt, class Env>
       }
       if (w_dual && ic + 1 < ic1) load_w(ic + 1, 1 - wb);
       a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[wb]);
-      const auto param = [&](int off) CTILE_INLINE {
-        return off >= 0 ? reinterpret_cast<const std::int32_t*>(l1 + P.l1.kl[wb] + off) : nullptr;
-      };
-      a.bias = param(klo.bias);
-      a.kappa = param(klo.kappa);
-      a.lambda = param(klo.lambda);
+      point_params(a, l1 + P.l1.kl[wb], klo);
     }
     const int c0 = ic * P.tile_c;
     a.c_out = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
@@ -641,12 +636,7 @@ template <layer L, layer_plan P, class Env>
     a.c_in = kn;
     a.out = l1 + P.l1.y[yb];
     a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[wb]);
-    const auto param = [&](int off) CTILE_INLINE {
-      return off >= 0 ? reinterpret_cast<const std::int32_t*>(l1 + P.l1.kl[wb] + off) : nullptr;
-    };
-    a.bias = param(klo.bias);
-    a.kappa = param(klo.kappa);
-    a.lambda = param(klo.lambda);
+    point_params(a, l1 + P.l1.kl[wb], klo);
     if constexpr (nk > 1) {
       a.k_first = ik == 0;
       a.k_last = last;

@@ -257,6 +257,18 @@ constexpr kl_offsets kl_layout(const layer& l, int tc) {
   return k;
 }
 
+/// Points a kernel's bias, kappa and lambda (those the layer has, else null) into a tile's
+/// parameter buffer `kl` laid out as `k`.
+[[gnu::always_inline]] inline void point_params(kernels::tile_args& a, const std::uint8_t* kl,
+                                                const kl_offsets& k) {
+  const auto at = [kl](int off) {
+    return off >= 0 ? reinterpret_cast<const std::int32_t*>(kl + off) : nullptr;
+  };
+  a.bias = at(k.bias);
+  a.kappa = at(k.kappa);
+  a.lambda = at(k.lambda);
+}
+
 /// Loads the per-channel parameters (bias, kappa, lambda, those the layer has) of `cn`
 /// output channels starting `rel` channels into the L2 operands, into a tile's parameter
 /// buffer `kl`.
@@ -374,12 +386,7 @@ template <class Env>
     a.out = l1 + P.l1.y[yb];
     a.c_out = cn;
     a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[wb]);
-    const auto param = [&](int off) CTILE_INLINE {
-      return off >= 0 ? reinterpret_cast<const std::int32_t*>(l1 + P.l1.kl[wb] + off) : nullptr;
-    };
-    a.bias = param(klo.bias);
-    a.kappa = param(klo.kappa);
-    a.lambda = param(klo.lambda);
+    point_params(a, l1 + P.l1.kl[wb], klo);
     if (nk > 1) {
       a.k_first = ik == 0;
       a.k_last = last;
@@ -513,12 +520,7 @@ template <class Env>
   const auto point_w = [&](int b) CTILE_INLINE {
     if (!L.has_weights()) return;
     a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[b]);
-    const auto param = [&](int off) CTILE_INLINE {
-      return off >= 0 ? reinterpret_cast<const std::int32_t*>(l1 + P.l1.kl[b] + off) : nullptr;
-    };
-    a.bias = param(klo.bias);
-    a.kappa = param(klo.kappa);
-    a.lambda = param(klo.lambda);
+    point_params(a, l1 + P.l1.kl[b], klo);
   };
   point_w(0);
   coord c{ic0, iy0, 0, 0};
