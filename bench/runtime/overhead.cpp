@@ -164,7 +164,8 @@ int main() {
     schedule::l2_operands v;
     v.x = v.x2 = dummy;
     v.y = dummy;
-    v.w = v.bias = v.kappa = v.lambda = dummy;
+    v.w = dummy;
+    v.w_n = l.out.c;
     v.row_end = l.out.h;
     v.c_end = l.out.c;
     const std::uint32_t c0 = dma.commands;

@@ -71,18 +71,9 @@ outcome run(bool special, const std::vector<stripe>& stripes, const layer_params
   std::uint8_t* in2 = in + in_bytes;
   std::uint8_t* out = in2 + x2.size();
   std::uint8_t* w = out + out_bytes;
-  std::uint8_t* bias = w + prm.weights.size();
-  std::uint8_t* kappa = bias + 4 * prm.bias.size();
-  std::uint8_t* lambda = kappa + 4 * prm.kappa.size();
   for (std::size_t i = 0; i < in_bytes; ++i) in[i] = static_cast<std::uint8_t>(x[i]);
   for (std::size_t i = 0; i < x2.size(); ++i) in2[i] = static_cast<std::uint8_t>(x2[i]);
-  const auto put = [](std::uint8_t* dst, const void* src, std::size_t n) {
-    if (n > 0) std::memcpy(dst, src, n);  // an absent array's data() may be null
-  };
-  put(w, prm.weights.data(), prm.weights.size());
-  put(bias, prm.bias.data(), 4 * prm.bias.size());
-  put(kappa, prm.kappa.data(), 4 * prm.kappa.size());
-  put(lambda, prm.lambda.data(), 4 * prm.lambda.size());
+  schedule::pack_weights(L, schedule::weight_block_channels(L, P), prm, w);
 
   hal::host_dma dma(mem);
   hal::host_cluster cluster(cores, hal::cluster_mode::deterministic);
@@ -91,7 +82,6 @@ outcome run(bool special, const std::vector<stripe>& stripes, const layer_params
       dma, cluster, {&mem, &o.problems}, cores};
   const kernels::requant_plan q = kernels::plan_for(L, prm);
   const int in_row = L.in.w * L.in.c, out_row = L.out.w * L.out.c * L.output_bytes_per_element();
-  const int wpc = schedule::weights_per_channel(L);
   for (const stripe& s : stripes) {
     // The stripe's operands start at the first input row its first row tile reads.
     const schedule::axis_tile first = schedule::tile_axis(
@@ -103,11 +93,8 @@ outcome run(bool special, const std::vector<stripe>& stripes, const layer_params
     v.x2 = x2.empty() ? nullptr : in2 + v.x2_row0 * in_row;
     v.y_row0 = s.row_begin;
     v.y = out + v.y_row0 * out_row;
-    v.w_c0 = s.c_begin;
-    v.w = w + s.c_begin * wpc;
-    v.bias = prm.bias.empty() ? nullptr : bias + 4 * s.c_begin;
-    v.kappa = prm.kappa.empty() ? nullptr : kappa + 4 * s.c_begin;
-    v.lambda = prm.lambda.empty() ? nullptr : lambda + 4 * s.c_begin;
+    v.w = w;  // the whole layer's data, of which the stripe computes some channels
+    v.w_n = L.out.c;
     v.row_begin = s.row_begin, v.row_end = s.row_end;
     v.c_begin = s.c_begin, v.c_end = s.c_end;
     auto* arena = reinterpret_cast<std::uint8_t*>(l1.data());

@@ -70,17 +70,10 @@ outcome run_tiled(const layer& l, const layer_plan& p, const layer_data& d,
   std::uint8_t* in = base;
   std::uint8_t* in2 = in + in_bytes;
   std::uint8_t* out = in2 + in_bytes;
-  auto* w = reinterpret_cast<std::int8_t*>(out + ((out_bytes + 3) & ~std::size_t{3}));
-  auto* prm = reinterpret_cast<std::int32_t*>(w + ((d.w.size() + 3) & ~std::size_t{3}));
+  std::uint8_t* w = out + ((out_bytes + 3) & ~std::size_t{3});
   for (std::size_t i = 0; i < in_bytes; ++i) in[i] = static_cast<std::uint8_t>(x[i]);
   for (std::size_t i = 0; i < x2.size(); ++i) in2[i] = static_cast<std::uint8_t>(x2[i]);
-  std::copy(d.w.begin(), d.w.end(), w);
-  std::int32_t* bias = prm;
-  std::int32_t* kappa = bias + d.bias.size();
-  std::int32_t* lambda = kappa + d.kappa.size();
-  std::copy(d.bias.begin(), d.bias.end(), bias);
-  std::copy(d.kappa.begin(), d.kappa.end(), kappa);
-  std::copy(d.lambda.begin(), d.lambda.end(), lambda);
+  schedule::pack_weights(l, schedule::weight_block_channels(l, p), d.params(), w);
 
   hal::basic_host_dma<Lim> dma(mem);
   hal::host_cluster cluster(cores, cm);
@@ -91,11 +84,8 @@ outcome run_tiled(const layer& l, const layer_plan& p, const layer_data& d,
   v.x = in;
   v.x2 = in2;
   v.y = out;
-  const auto bytes = [](const void* p) { return static_cast<const std::uint8_t*>(p); };
-  v.w = bytes(w);
-  v.bias = d.bias.empty() ? nullptr : bytes(bias);
-  v.kappa = d.kappa.empty() ? nullptr : bytes(kappa);
-  v.lambda = d.lambda.empty() ? nullptr : bytes(lambda);
+  v.w = w;
+  v.w_n = l.out.c;
   v.row_end = l.out.h;
   v.c_end = l.out.c;
   schedule::run_tiles(env, l, p, kernels::plan_for(l, d.params()), v,
@@ -275,3 +265,90 @@ TEST(TileLoop, GapBudgetsSingleTile) {
 }
 
 }  // namespace
+
+namespace {
+
+// The image of a layer's constant data, built block by block from the documented layout:
+// per block of `g` output channels, their weights, then their bias, kappa and lambda.
+std::vector<std::uint8_t> blocks_by_hand(const layer& l, const layer_data& d, int g) {
+  std::vector<std::uint8_t> img;
+  const auto wpc = static_cast<std::size_t>(l.weight_count() / l.out.c);
+  const auto append = [&](const void* p, std::size_t n) {
+    const auto* b = static_cast<const std::uint8_t*>(p);
+    img.insert(img.end(), b, b + n);
+  };
+  for (int c0 = 0; c0 < l.out.c; c0 += g) {
+    const auto first = static_cast<std::size_t>(c0);
+    const auto n = static_cast<std::size_t>(std::min(g, l.out.c - c0));
+    append(d.w.data() + first * wpc, n * wpc);
+    for (const auto* a : {&d.bias, &d.kappa, &d.lambda})
+      if (!a->empty()) append(a->data() + first, 4 * n);
+  }
+  return img;
+}
+
+}  // namespace
+
+// A channel tile whose weights end on a word keeps its weights and parameters together in L2
+// (a block per tile) and in L1 (the parameter buffer right after the weight buffer): one
+// command brings both. Other tiles keep the layer as one block. The image has the data's
+// bytes in both cases, the values match the reference, and the merged tiles take one weight
+// command per channel tile.
+TEST(TileLoop, WeightsAndParametersInOneCommand) {
+  struct layer_case {
+    std::vector<layer> ls;
+    shape tile;
+    bool merged;
+  };
+  const std::vector<layer_case> cases = {
+      // 8 weights per channel, tiles of 4 channels and a last one of 2: blocks of 4.
+      {{input(6, 5, 8), pointwise(10).bn().with_bias().requantized(1, 512)}, {6, 5, 4}, true},
+      // Conv 3x3 over 3 channels (27 weights), tiles of 4 channels, last of 1: one block.
+      {{input(7, 6, 3), conv2d(5, 3).same().bn().requantized(1, 256)}, {7, 6, 4}, false},
+      // Depthwise 3x3 (9 weights), tiles of 8 channels, last of 4: blocks of 8.
+      {{input(6, 6, 20), depthwise(3).same().bn().requantized(1, 128)}, {6, 6, 8}, true},
+      // Linear with bias only, tiles of 3 channels (3 x 20 weights), last of 1: blocks of 3.
+      {{input(2, 2, 5), linear(7).with_bias().requantized(1, 300)}, {1, 1, 3}, true},
+  };
+  for (const auto& k : cases) {
+    std::vector<layer> ls = k.ls;
+    ASSERT_TRUE(infer(ls).ok());
+    const layer& l = ls.back();
+    const platform plat = gap8.with_stacks(0, 0).with_cores(8);
+    const tiling_problem prob = make_problem(l, plat);
+    const layer_plan p =
+        make_layer_plan(prob, k.tile.c, k.tile.h, k.tile.w, cost::default_split(prob));
+    SCOPED_TRACE(testing::Message() << op_name(l.kind) << ", tiles of " << p.tile_c << " channels");
+    ASSERT_TRUE(p.fits);
+    ASSERT_GT(p.n_c, 1);
+    EXPECT_EQ(schedule::tile_data_merged(l, p), k.merged);
+    // In L1 each weight buffer is followed by its parameter buffer.
+    for (int b = 0; b < 2; ++b) EXPECT_EQ(p.l1.kl[b], p.l1.w[b] + ((p.w_bytes + 3) & ~3));
+
+    std::mt19937 rng(77);
+    const layer_data d = make_data(l, rng);
+    const int g = schedule::weight_block_channels(l, p);
+    EXPECT_EQ(g, k.merged ? p.tile_c : l.out.c);
+    std::vector<std::uint8_t> img(static_cast<std::size_t>(schedule::weight_image_bytes(l)), 0xA5);
+    schedule::pack_weights(l, g, d.params(), img.data());
+    EXPECT_EQ(img, blocks_by_hand(l, d, g));
+
+    std::uniform_int_distribution<int> px(0, 255);
+    std::vector<std::int32_t> x(static_cast<std::size_t>(l.in.elements()));
+    for (auto& v : x) v = px(rng);
+    const auto expected = reference::run_layer(l, d.params(), x, {});
+    const outcome o = run_tiled(l, p, d, x, {}, hal::completion::random, 5, 8);
+    for (const auto& s : o.problems) ADD_FAILURE() << s;
+    ASSERT_EQ(o.values.size(), expected.size());
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < expected.size(); ++i) bad += o.values[i] != expected[i];
+    EXPECT_EQ(bad, 0u);
+    // One spatial tile: the input once, then per channel tile its output and its weights:
+    // one command when merged, else one more per parameter array.
+    if (l.kind != op::depthwise) {
+      const int arrays = (l.bias ? 1 : 0) + (l.batchnorm ? 2 : 0);
+      const std::uint64_t per_tile = 2 + (k.merged ? 0 : arrays);
+      EXPECT_EQ(o.commands, 1 + per_tile * static_cast<std::uint64_t>(p.n_c));
+    }
+  }
+}

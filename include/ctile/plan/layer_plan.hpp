@@ -144,8 +144,15 @@ constexpr layer_plan make_layer_plan(const tiling_problem& P, int tc, int th, in
   place(r.l1.x, b.x, b.x_copies);
   place(r.l1.x2, b.x2, b.x_copies);
   place(r.l1.y, b.y, b.y_copies);
-  place(r.l1.w, b.w, b.w_copies);
-  place(r.l1.kl, b.kl, b.w_copies);
+  // Each weight buffer is followed by its parameter buffer: a channel tile whose weights end
+  // on a word brings both in one command (schedule/weight_layout.hpp).
+  for (int k = 0; k < b.w_copies && k < 2; ++k) {
+    r.l1.w[k] = off(at);
+    at += align4(b.w);
+    r.l1.kl[k] = off(at);
+    at += align4(b.kl);
+  }
+  if (b.w_copies < 2) r.l1.w[1] = r.l1.w[0], r.l1.kl[1] = r.l1.kl[0];
   r.l1.scratch = off(at);
   at += align4(b.scratch);
   r.l1.total = off(at);

@@ -282,7 +282,10 @@ template <layer L, layer_plan P, bool XAlt, class Env>
   constexpr int cmd_max = static_cast<int>(E::limits.max_command_bytes < E::limits.length_field_max
                                                ? E::limits.max_command_bytes
                                                : E::limits.length_field_max);
-  constexpr bool w_direct = P.tile_c * wpc <= cmd_max && 4 * P.tile_c <= cmd_max;
+  constexpr bool merged = tile_data_merged(L, P);  // weights and parameters one run of bytes
+  constexpr int dpc = data_per_channel(L);
+  constexpr bool w_direct =
+      merged ? P.tile_c * dpc <= cmd_max : P.tile_c * wpc <= cmd_max && 4 * P.tile_c <= cmd_max;
   typename E::handle wh[2][4]{};
   int wb = 0;
   // A depthwise input tile's marshalling: its channels' box in L2 (HWC) to planes in L1 (CHW).
@@ -325,24 +328,31 @@ template <layer L, layer_plan P, bool XAlt, class Env>
   const auto load_w = [&](int ic, int b) CTILE_INLINE {
     const int c0 = ic * P.tile_c;
     const int cn = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
-    const int rel = c0 - v.w_c0;
-    if constexpr (w_direct) {
-      const auto u = [](int n) { return static_cast<std::uint32_t>(n); };
-      dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[b],
-                  const_cast<std::uint8_t*>(v.w + static_cast<std::ptrdiff_t>(rel) * wpc),
-                  u(cn * wpc), wh[b][0]);
-      const auto param = [&](int off, const std::uint8_t* src, int k) CTILE_INLINE {
+    const channel_data d = channel_data_at(wpc, dpc, merged, v.w_n, c0 - v.w_c0, cn);
+    auto* src = const_cast<std::uint8_t*>(v.w + d.weights);
+    const auto u = [](int n) { return static_cast<std::uint32_t>(n); };
+    if constexpr (merged) {
+      if constexpr (w_direct)
+        dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[b], src, u(cn * dpc), wh[b][0]);
+      else
+        copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b], src, 1, 1, cn * dpc, cn * dpc,
+                 cn * dpc);
+    } else if constexpr (w_direct) {
+      dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[b], src, u(cn * wpc), wh[b][0]);
+      const kl_offsets in = kl_layout(L, d.block_n);
+      const auto param = [&](int off, int from, int k) CTILE_INLINE {
         if (off >= 0)
           dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.kl[b] + off,
-                      const_cast<std::uint8_t*>(src + 4 * rel), u(4 * cn), wh[b][k]);
+                      const_cast<std::uint8_t*>(v.w + d.params + from + 4 * d.index), u(4 * cn),
+                      wh[b][k]);
       };
-      param(klo.bias, v.bias, 1);
-      param(klo.kappa, v.kappa, 2);
-      param(klo.lambda, v.lambda, 3);
+      param(klo.bias, in.bias, 1);
+      param(klo.kappa, in.kappa, 2);
+      param(klo.lambda, in.lambda, 3);
     } else {
-      copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b],
-               v.w + static_cast<std::ptrdiff_t>(rel) * wpc, 1, 1, cn * wpc, cn * wpc, cn * wpc);
-      load_channel_params(dma, ws[b], l1 + P.l1.kl[b], klo, v, rel, cn);
+      copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b], src, 1, 1, cn * wpc, cn * wpc,
+               cn * wpc);
+      load_channel_params(dma, ws[b], l1 + P.l1.kl[b], klo, L, v, d, cn);
     }
   };
 
@@ -388,18 +398,17 @@ template <layer L, layer_plan P, bool XAlt, class Env>
       }
       if constexpr (w_direct) {  // every one was started (just now, or prefetched)
         dma.wait(wh[wb][0]);
-        if (klo.bias >= 0) dma.wait(wh[wb][1]);
-        if (klo.kappa >= 0) dma.wait(wh[wb][2]);
-        if (klo.lambda >= 0) dma.wait(wh[wb][3]);
+        if (!merged && klo.bias >= 0) dma.wait(wh[wb][1]);
+        if (!merged && klo.kappa >= 0) dma.wait(wh[wb][2]);
+        if (!merged && klo.lambda >= 0) dma.wait(wh[wb][3]);
       } else {
         ws[wb].wait(dma);
       }
       if (w_dual && ic + 1 < ic1) load_w(ic + 1, 1 - wb);
-      a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[wb]);
-      point_params(a, l1 + P.l1.kl[wb], klo);
     }
     const int c0 = ic * P.tile_c;
     a.c_out = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
+    if constexpr (L.has_weights()) point_weights<L, P>(a, l1, wb, a.c_out);
     c_off = c0 * T::eb;
     c_bytes = a.c_out * T::eb;
     if constexpr (per_c) a.c_in = a.c_out;
@@ -516,6 +525,9 @@ constexpr bool specialised(const hal::dma_limits& lim) {
     const std::uint32_t m = command_max(lim);
     if (P.n_c < 1 || tk == 0 || last_k == 0 || last_c == 0 || tk > m || 4 * tc > m || tc * eb > m)
       return false;
+    // A merged tile's weights and parameters: one command.
+    if (tile_data_merged(L, P) && tc * static_cast<std::uint32_t>(data_per_channel(L)) > m)
+      return false;
     for (const std::uint32_t kn : {tk, last_k}) {
       for (const std::uint32_t cn : {tc, last_c}) {
         if (cn * kn > m) return false;
@@ -559,33 +571,40 @@ template <layer L, layer_plan P, class Env>
   };
 
   one_slot<E> xs[2], ys[2];
-  typename E::handle wh[2][4]{};  // weights, bias, kappa, lambda
+  typename E::handle wh[2][4]{};                   // weights, bias, kappa, lambda
+  constexpr bool merged = tile_data_merged(L, P);  // weights and parameters one command
   const auto load_x = [&](int ik, int b) CTILE_INLINE {
     xs[b].start(dma, dma_dir::l2_to_l1, dma_piece{0, 0, u(k_bytes(ik)), 0, 0}, l1 + P.l1.x[b],
                 const_cast<std::uint8_t*>(v.x + static_cast<std::ptrdiff_t>(ik) * tk));
   };
   const auto load_w = [&](int ic, int ik, int b) CTILE_INLINE {
     const int cn = channels(ic), kn = k_bytes(ik);
-    const int rel = ic * P.tile_c - v.w_c0;
-    auto* src = const_cast<std::uint8_t*>(v.w + static_cast<std::ptrdiff_t>(rel) * K +
-                                          static_cast<std::ptrdiff_t>(ik) * tk);
+    constexpr int dpc = data_per_channel(L);
+    const channel_data d = channel_data_at(K, dpc, merged, v.w_n, ic * P.tile_c - v.w_c0, cn);
+    auto* src = const_cast<std::uint8_t*>(v.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk);
+    if constexpr (merged) {
+      dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[b], src, u(cn * dpc), wh[b][0]);
+      return;
+    }
     if (cn == 1 || kn == K)
       dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[b], src, u(cn * kn), wh[b][0]);
     else
       dma.copy_2d(dma_dir::l2_to_l1, l1 + P.l1.w[b], src, u(cn * kn), u(kn), u(K), wh[b][0]);
     if (ik != nk - 1) return;  // the per-channel parameters serve the last K tile only
-    const auto param = [&](int off, const std::uint8_t* p, int k) CTILE_INLINE {
+    const kl_offsets in = kl_layout(L, d.block_n);
+    const auto param = [&](int off, int from, int k) CTILE_INLINE {
       if (off >= 0)
         dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.kl[b] + off,
-                    const_cast<std::uint8_t*>(p + 4 * rel), u(4 * cn), wh[b][k]);
+                    const_cast<std::uint8_t*>(v.w + d.params + from + 4 * d.index), u(4 * cn),
+                    wh[b][k]);
     };
-    param(klo.bias, v.bias, 1);
-    param(klo.kappa, v.kappa, 2);
-    param(klo.lambda, v.lambda, 3);
+    param(klo.bias, in.bias, 1);
+    param(klo.kappa, in.kappa, 2);
+    param(klo.lambda, in.lambda, 3);
   };
   const auto wait_w = [&](int ik, int b) CTILE_INLINE {
     dma.wait(wh[b][0]);
-    if (ik != nk - 1) return;
+    if (merged || ik != nk - 1) return;
     if (klo.bias >= 0) dma.wait(wh[b][1]);
     if (klo.kappa >= 0) dma.wait(wh[b][2]);
     if (klo.lambda >= 0) dma.wait(wh[b][3]);
@@ -635,8 +654,7 @@ template <layer L, layer_plan P, class Env>
     a.in = l1 + P.l1.x[xb];
     a.c_in = kn;
     a.out = l1 + P.l1.y[yb];
-    a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[wb]);
-    point_params(a, l1 + P.l1.kl[wb], klo);
+    point_weights<L, P>(a, l1, wb, cn);
     if constexpr (nk > 1) {
       a.k_first = ik == 0;
       a.k_last = last;

@@ -10,12 +10,14 @@
 #include <cstdint>
 #include <span>
 #include <type_traits>
+#include <utility>
 
 #include "ctile/hal/l3_memory.hpp"
 #include "ctile/kernels/ranges.hpp"
 #include "ctile/network/network.hpp"
 #include "ctile/plan/network_plan.hpp"
 #include "ctile/schedule/conv_tiles.hpp"
+#include "ctile/schedule/weight_layout.hpp"
 
 namespace ctile::schedule {
 
@@ -33,24 +35,6 @@ struct no_hook {
   constexpr void operator()(const layer_output&) const {}
 };
 
-/// Where a layer's weights and per-channel parameters sit in L3 (or in the resident L2 area):
-/// [weights][bias][kappa][lambda], each array whole; offsets from the layer's base.
-struct weight_image {
-  std::int64_t weights = 0, bias = -1, kappa = -1, lambda = -1, bytes = 0;
-};
-constexpr weight_image weight_image_of(const layer& l) {
-  weight_image w;
-  std::int64_t at = l.weight_count();
-  const std::int64_t c4 = std::int64_t{4} * l.channel_params();
-  if (l.bias) w.bias = at, at += c4;
-  if (l.batchnorm) {
-    w.kappa = at, at += c4;
-    w.lambda = at, at += c4;
-  }
-  w.bytes = at;
-  return w;
-}
-
 /// A network's plan as the executor reads it: per layer, its L1 plan and its L2/L3 placement
 /// (views of a network_plan<N>, or of plans made at run time for an imported graph).
 struct plan_view {
@@ -63,9 +47,10 @@ constexpr plan_view view_of(const std::array<layer, N>& ls, const network_plan<N
   return {ls, p.layers, p.l2};
 }
 
-/// Copies every layer's constant data where the plan wants it: into L3 at the plan's offsets
-/// (when weights live in L3), else into the resident area at the bottom of the L2 arena.
-/// Firmware that flashes L3 with this image, or links the data at those L2 offsets, skips it.
+/// Copies every layer's constant data where the plan wants it, laid out in the plan's blocks
+/// (weight_layout.hpp): into L3 at the plan's offsets (when weights live in L3), else into the
+/// resident area at the bottom of the L2 arena. Firmware that flashes L3 with this image, or
+/// links the data at those L2 offsets, skips it.
 inline void stage_weights(const plan_view& v, std::span<const layer_params> params,
                           std::uint8_t* l2, std::uint8_t* l3) {
   for (std::size_t i = 0; i < v.layers.size(); ++i) {
@@ -73,17 +58,7 @@ inline void stage_weights(const plan_view& v, std::span<const layer_params> para
     if (!l.has_weights()) continue;
     const layer_l2& s = v.l2[i];
     std::uint8_t* base = s.l3_w >= 0 ? l3 + s.l3_w : l2 + s.w.offset;
-    const weight_image img = weight_image_of(l);
-    const layer_params& p = params[i];
-    const auto put = [&](std::int64_t off, const void* src, std::size_t n) {
-      if (off < 0 || n == 0) return;
-      const auto* b = static_cast<const std::uint8_t*>(src);
-      for (std::size_t k = 0; k < n; ++k) base[static_cast<std::size_t>(off) + k] = b[k];
-    };
-    put(img.weights, p.weights.data(), p.weights.size());
-    put(img.bias, p.bias.data(), 4 * p.bias.size());
-    put(img.kappa, p.kappa.data(), 4 * p.kappa.size());
-    put(img.lambda, p.lambda.data(), 4 * p.lambda.size());
+    pack_weights(l, weight_block_channels(l, v.plans[i]), params[i], base);
   }
 }
 
@@ -145,8 +120,10 @@ void run_layer(M& l3, const layer_context& c, std::uint8_t* l2, detail::l3_slot<
   const int ebytes = L.output_bytes_per_element();
   const std::int64_t row_y = std::int64_t{L.out.w} * L.out.c * ebytes;
   const std::int64_t row_x = std::int64_t{L.in.w} * L.in.c;
-  const weight_image img = weight_image_of(L);
+  const std::int64_t w_bytes = weight_image_bytes(L);
   const int wpc = weights_per_channel(L);
+  const int dpc = data_per_channel(L);
+  const bool merged = tile_data_merged(L, P);
 
   // The whole weights: prefetched by the previous layer, resident in L2, or loaded now.
   // Channel stripes are streamed below.
@@ -154,13 +131,12 @@ void run_layer(M& l3, const layer_context& c, std::uint8_t* l2, detail::l3_slot<
   prefetch.wait(l3);
   if (d.w && w_whole && !c.weights_prefetched && S.w.offset >= 0) {
     detail::l3_slot<M> now;
-    now.read(l3, l2 + S.w.offset, S.l3_w, img.bytes);
+    now.read(l3, l2 + S.w.offset, S.l3_w, w_bytes);
     now.wait(l3);
   }
   // Start the next layer's prefetch now: it overlaps this whole layer.
   if (c.prefetch_next) {
-    const weight_image nimg = weight_image_of(*c.next);
-    prefetch.read(l3, l2 + c.next_s->w.offset, c.next_s->l3_w, nimg.bytes);
+    prefetch.read(l3, l2 + c.next_s->w.offset, c.next_s->l3_w, weight_image_bytes(*c.next));
   }
 
   // Row bands (one when the output and input stay whole in L2) and channel stripes.
@@ -191,12 +167,20 @@ void run_layer(M& l3, const layer_context& c, std::uint8_t* l2, detail::l3_slot<
     const int c0 = st * stripe_c;
     const int cn = L.out.c - c0 < stripe_c ? L.out.c - c0 : stripe_c;
     std::uint8_t* dst = l2 + S.w.offset + half * w_half;
+    if (merged) {  // the stripe's blocks, one run of bytes
+      win[half].read(l3, dst, S.l3_w + std::int64_t{c0} * dpc, std::int64_t{cn} * dpc);
+      return;
+    }
+    // The layer is one block: the stripe's weights, then each of its parameter arrays, make
+    // the stripe one block of its own in L2.
     win[half].read(l3, dst, S.l3_w + std::int64_t{c0} * wpc, std::int64_t{cn} * wpc);
-    std::int64_t at = std::int64_t{cn} * wpc;
-    for (std::int64_t off : {img.bias, img.kappa, img.lambda}) {
-      if (off < 0) continue;
-      win[half].read(l3, dst + at, S.l3_w + off + 4 * std::int64_t{c0}, 4 * std::int64_t{cn});
-      at += 4 * std::int64_t{cn};
+    const kl_offsets from = kl_layout(L, L.out.c), to = kl_layout(L, cn);
+    const std::int64_t params = std::int64_t{L.out.c} * wpc;
+    for (const auto& [f, t] : {std::pair{from.bias, to.bias}, std::pair{from.kappa, to.kappa},
+                               std::pair{from.lambda, to.lambda}}) {
+      if (f < 0) continue;
+      win[half].read(l3, dst + std::int64_t{cn} * wpc + t,
+                     S.l3_w + params + f + 4 * std::int64_t{c0}, 4 * std::int64_t{cn});
     }
   };
   const std::int64_t y_half = d.y ? detail::align4(d.l2_y / 2) : 0;
@@ -245,20 +229,9 @@ void run_layer(M& l3, const layer_context& c, std::uint8_t* l2, detail::l3_slot<
       v.y_row0 = 0;
     }
     if (L.has_weights()) {
-      const std::uint8_t* wb = l2 + S.w.offset + (stream_w ? wh * w_half : 0);
-      const int cn = stream_w ? v.c_end - v.c_begin : L.out.c;
-      v.w = wb;
+      v.w = l2 + S.w.offset + (stream_w ? wh * w_half : 0);
       v.w_c0 = stream_w ? v.c_begin : 0;
-      std::int64_t at = stream_w ? std::int64_t{cn} * wpc : img.weights + L.weight_count();
-      const auto next = [&](std::int64_t off) -> const std::uint8_t* {
-        if (off < 0) return nullptr;
-        const std::uint8_t* p = stream_w ? wb + at : wb + off;
-        if (stream_w) at += 4 * std::int64_t{cn};
-        return p;
-      };
-      v.bias = next(img.bias);
-      v.kappa = next(img.kappa);
-      v.lambda = next(img.lambda);
+      v.w_n = stream_w ? v.c_end - v.c_begin : L.out.c;
     }
     tiles(v);
 
@@ -308,7 +281,7 @@ void run_network(Env& env, M& l3, const plan_view& v, std::span<const kernels::r
     if (l.kind == op::input) {
       if (prefetches(v, i))
         prefetch.read(l3, l2 + v.l2[i + 1].w.offset, v.l2[i + 1].l3_w,
-                      weight_image_of(v.layers[i + 1]).bytes);
+                      weight_image_bytes(v.layers[i + 1]));
       if constexpr (hooked) {
         if (s.l3_y >= 0)
           hook(layer_output{static_cast<int>(i), nullptr, s.l3_y, l.output_bytes()});

@@ -15,6 +15,7 @@
 #include "ctile/schedule/dma_split.hpp"
 #include "ctile/schedule/env.hpp"
 #include "ctile/schedule/tile_geometry.hpp"
+#include "ctile/schedule/weight_layout.hpp"
 
 /// Forces inlining of the loop nest's helpers, so that a layer's constant shape and plan reach
 /// every computation in them.
@@ -24,9 +25,11 @@ namespace ctile::schedule {
 
 /// Where a layer's operands are in L2 for one run of the loop nest: the whole layer, or the
 /// stripe of it that L3 staging brought into L2. Row `x_row0` of the layer's input is at `x`,
-/// row `y_row0` of its output at `y`, and output channel `w_c0`'s weights and per-channel
-/// parameters at `w`, `bias`, `kappa`, `lambda`. The loop computes output rows
-/// [row_begin, row_end) and channels [c_begin, c_end), which must align to the plan's tiles.
+/// row `y_row0` of its output at `y`. The constant data of output channels [w_c0, w_c0 + w_n)
+/// is at `w`, in blocks of the plan's channel tile when tile_data_merged, else as one block
+/// (weight_layout.hpp; int32 values as bytes, since L2 copies need no alignment). The loop computes
+/// output rows [row_begin, row_end) and channels [c_begin, c_end), which must align to the plan's
+/// tiles.
 struct l2_operands {
   const std::uint8_t* x = nullptr;
   const std::uint8_t* x2 = nullptr;  ///< add: the second input; its row `x2_row0` at `x2`
@@ -34,11 +37,9 @@ struct l2_operands {
   int x2_row0 = 0;
   std::uint8_t* y = nullptr;
   int y_row0 = 0;
-  const std::uint8_t* w = nullptr;     ///< int8 weights, as bytes
-  const std::uint8_t* bias = nullptr;  ///< int32 values, as bytes (L2 copies need no alignment)
-  const std::uint8_t* kappa = nullptr;
-  const std::uint8_t* lambda = nullptr;
+  const std::uint8_t* w = nullptr;
   int w_c0 = 0;
+  int w_n = 0;
   int row_begin = 0, row_end = 0;
   int c_begin = 0, c_end = 0;
 };
@@ -237,26 +238,6 @@ template <hal::dma_engine E, class Cluster>
   if (core < step) program_chw(e, slots[core], j, core, step);
 }
 
-/// Bytes of int8 weights per output channel of a layer.
-constexpr int weights_per_channel(const layer& l) {
-  return l.out.c > 0 ? static_cast<int>(l.weight_count() / l.out.c) : 0;
-}
-
-/// Byte offsets of bias, kappa and lambda inside a tile's per-channel parameter buffer of
-/// `tc` channels (the arrays the layer has, one after the other).
-struct kl_offsets {
-  int bias = -1, kappa = -1, lambda = -1, bytes = 0;
-};
-constexpr kl_offsets kl_layout(const layer& l, int tc) {
-  kl_offsets k;
-  if (l.bias) k.bias = k.bytes, k.bytes += 4 * tc;
-  if (l.batchnorm) {
-    k.kappa = k.bytes, k.bytes += 4 * tc;
-    k.lambda = k.bytes, k.bytes += 4 * tc;
-  }
-  return k;
-}
-
 /// Points a kernel's bias, kappa and lambda (those the layer has, else null) into a tile's
 /// parameter buffer `kl` laid out as `k`.
 [[gnu::always_inline]] inline void point_params(kernels::tile_args& a, const std::uint8_t* kl,
@@ -269,21 +250,54 @@ constexpr kl_offsets kl_layout(const layer& l, int tc) {
   a.lambda = at(k.lambda);
 }
 
-/// Loads the per-channel parameters (bias, kappa, lambda, those the layer has) of `cn`
-/// output channels starting `rel` channels into the L2 operands, into a tile's parameter
-/// buffer `kl`.
+/// Loads the per-channel parameters (bias, kappa, lambda, those the layer has) of the `cn`
+/// output channels whose data `d` locates (channel_data_at) in the L2 operands, into a tile's
+/// parameter buffer `kl` laid out as `klo`.
 template <hal::dma_engine E, int Ring>
 [[gnu::always_inline]] inline void load_channel_params(E& e, dma_slot<E, Ring>& slot,
                                                        std::uint8_t* kl, const kl_offsets& klo,
-                                                       const l2_operands& v, int rel, int cn) {
-  const auto one = [&](int off, const std::uint8_t* src) CTILE_INLINE {
+                                                       const layer& l, const l2_operands& v,
+                                                       const channel_data& d, int cn) {
+  const kl_offsets in = kl_layout(l, d.block_n);
+  const auto one = [&](int off, int src) CTILE_INLINE {
     if (off >= 0)
-      copy_box(e, slot, hal::dma_dir::l2_to_l1, kl + off, src + 4 * rel, 1, 1, 4 * cn, 4 * cn,
-               4 * cn);
+      copy_box(e, slot, hal::dma_dir::l2_to_l1, kl + off, v.w + d.params + src + 4 * d.index, 1, 1,
+               4 * cn, 4 * cn, 4 * cn);
   };
-  one(klo.bias, v.bias);
-  one(klo.kappa, v.kappa);
-  one(klo.lambda, v.lambda);
+  one(klo.bias, in.bias);
+  one(klo.kappa, in.kappa);
+  one(klo.lambda, in.lambda);
+}
+
+/// Points a kernel's weights and parameters at weight buffer `b` of a tile of `cn` output
+/// channels. A merged tile (tile_data_merged) brought its parameters right after its `cn`
+/// channels' weights, laid out for `cn` channels; otherwise they are in the parameter buffer,
+/// laid out for the plan's tile. (A merged tile's parameter buffer starts right after its
+/// weight buffer, so only a short last tile differs.)
+[[gnu::always_inline]] inline void point_weights(kernels::tile_args& a, const layer& l,
+                                                 const layer_plan& p, std::uint8_t* l1, int b,
+                                                 bool merged, int cn) {
+  a.weights = reinterpret_cast<const std::int8_t*>(l1 + p.l1.w[b]);
+  if (merged && cn != p.tile_c)
+    point_params(a, l1 + p.l1.w[b] + cn * weights_per_channel(l), kl_layout(l, cn));
+  else
+    point_params(a, l1 + p.l1.kl[b], kl_layout(l, p.tile_c));
+}
+
+/// point_weights for a layer and plan known at compile time.
+template <layer L, layer_plan P>
+[[gnu::always_inline]] inline void point_weights(kernels::tile_args& a, std::uint8_t* l1, int b,
+                                                 int cn) {
+  constexpr kl_offsets klo = kl_layout(L, P.tile_c);
+  a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[b]);
+  if constexpr (tile_data_merged(L, P) && P.last_c != P.tile_c) {
+    constexpr kl_offsets last = kl_layout(L, P.last_c);
+    if (cn != P.tile_c) {
+      point_params(a, l1 + P.l1.w[b] + P.last_c * weights_per_channel(L), last);
+      return;
+    }
+  }
+  point_params(a, l1 + P.l1.kl[b], klo);
 }
 
 /// The loop nest of a linear layer: output-channel tiles, and inside each the K tiles of the
@@ -305,6 +319,8 @@ template <class Env>
   const int total = (ic1 - ic0) * nk;
   const int ebytes = L.output_bytes_per_element();
   const kl_offsets klo = kl_layout(L, P.tile_c);
+  const bool merged = tile_data_merged(L, P);
+  const int wpc = K;
   const auto k_bytes = [&](int ik) CTILE_INLINE { return ik == nk - 1 ? K - ik * tk : tk; };
   const auto channels = [&](int ic) CTILE_INLINE {
     const int c0 = ic * P.tile_c;
@@ -329,12 +345,17 @@ template <class Env>
   const auto load_w = [&](int ic, int ik, int b) CTILE_INLINE {
     w_in[b] = ic * nk + ik;
     const int cn = channels(ic), kn = k_bytes(ik);
-    const int rel = ic * P.tile_c - v.w_c0;
+    const channel_data d =
+        channel_data_at(wpc, data_per_channel(L), merged, v.w_n, ic * P.tile_c - v.w_c0, cn);
+    if (merged) {  // the tile's weights and parameters, one run of bytes
+      const int n = cn * data_per_channel(L);
+      copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b], v.w + d.weights, 1, 1, n, n, n);
+      return;
+    }
     copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b],
-             v.w + static_cast<std::ptrdiff_t>(rel) * K + static_cast<std::ptrdiff_t>(ik) * tk, 1,
-             cn, kn, K, cn * K);
+             v.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk, 1, cn, kn, K, cn * K);
     // The per-channel parameters serve the last K tile only.
-    if (ik == nk - 1) load_channel_params(dma, ws[b], l1 + P.l1.kl[b], klo, v, rel, cn);
+    if (ik == nk - 1) load_channel_params(dma, ws[b], l1 + P.l1.kl[b], klo, L, v, d, cn);
   };
 
   if (total <= 0) return;
@@ -385,8 +406,7 @@ template <class Env>
     a.c_in = kn;
     a.out = l1 + P.l1.y[yb];
     a.c_out = cn;
-    a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[wb]);
-    point_params(a, l1 + P.l1.kl[wb], klo);
+    point_weights(a, L, P, l1, wb, merged, cn);
     if (nk > 1) {
       a.k_first = ik == 0;
       a.k_last = last;
@@ -434,6 +454,7 @@ template <class Env>
   const int total = (ic1 - ic0) * ny * nx;
   const int wpc = weights_per_channel(L);
   const kl_offsets klo = kl_layout(L, P.tile_c);
+  const bool merged = tile_data_merged(L, P);
 
   // A tile and what its input buffer holds (`xk`): the same for every channel tile of a conv
   // or linear layer (the whole input depth is read), per channel tile otherwise; numbered in
@@ -499,10 +520,16 @@ template <class Env>
     if (!L.has_weights()) return;
     const int c0 = ic * P.tile_c;
     const int cn = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
-    const int rel = c0 - v.w_c0;
-    copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b],
-             v.w + static_cast<std::ptrdiff_t>(rel) * wpc, 1, 1, cn * wpc, cn * wpc, cn * wpc);
-    load_channel_params(dma, ws[b], l1 + P.l1.kl[b], klo, v, rel, cn);
+    const channel_data d =
+        channel_data_at(wpc, data_per_channel(L), merged, v.w_n, c0 - v.w_c0, cn);
+    if (merged) {  // the tile's weights and parameters, one run of bytes
+      const int n = cn * data_per_channel(L);
+      copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b], v.w + d.weights, 1, 1, n, n, n);
+      return;
+    }
+    copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b], v.w + d.weights, 1, 1, cn * wpc,
+             cn * wpc, cn * wpc);
+    load_channel_params(dma, ws[b], l1 + P.l1.kl[b], klo, L, v, d, cn);
   };
 
   if (total <= 0) return;
@@ -518,11 +545,10 @@ template <class Env>
   a.split = P.split;
   // The kernel's parameters: those in weight buffer `b` (set when the buffer changes).
   const auto point_w = [&](int b) CTILE_INLINE {
-    if (!L.has_weights()) return;
-    a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[b]);
-    point_params(a, l1 + P.l1.kl[b], klo);
+    if (!L.has_weights() || w_key_in[b] < 0) return;
+    const int c0 = w_key_in[b] * P.tile_c;
+    point_weights(a, L, P, l1, b, merged, L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c);
   };
-  point_w(0);
   coord c{ic0, iy0, 0, 0};
   // This tile's and the next tile's geometry, in two places that swap roles.
   tile_region regions[2];
@@ -531,6 +557,7 @@ template <class Env>
   *rp = tile_of(L, tile, c.iy, c.ix, c.ic);
   load_x(c, *rp, 0);
   load_w(c.ic, 0);
+  point_w(0);
   for (int t = 0; t < total; ++t) {
     const tile_region& r = *rp;
     // This tile's input and weights: prefetched into a buffer, or loaded now.

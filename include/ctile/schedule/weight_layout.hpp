@@ -1,0 +1,111 @@
+// How a layer's constant data (int8 weights, int32 bias, kappa and lambda per output channel)
+// is laid out in L3 and L2: in blocks of output channels, each block holding its channels'
+// weights, then their bias, then their kappa, then their lambda. When the plan's channel
+// tile is a whole number of words of weights, a block is one channel tile, so a tile's data
+// is one run of bytes: one DMA command brings it to L1, where the tile's weight buffer is
+// followed by its parameter buffer. Otherwise the whole layer is one block, and a tile's
+// weights and each of its parameter arrays are a command each. Either way the image has
+// exactly the bytes of the data (no padding), so its size does not depend on the plan.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ctile/layers/layer.hpp"
+#include "ctile/network/params.hpp"
+#include "ctile/plan/layer_plan.hpp"
+
+namespace ctile::schedule {
+
+/// Bytes of int8 weights per output channel of a layer.
+constexpr int weights_per_channel(const layer& l) {
+  return l.out.c > 0 ? static_cast<int>(l.weight_count() / l.out.c) : 0;
+}
+
+/// Byte offsets of bias, kappa and lambda inside the parameters of `tc` channels (the arrays
+/// the layer has, one after the other, `tc` int32 values each).
+struct kl_offsets {
+  int bias = -1, kappa = -1, lambda = -1, bytes = 0;
+};
+constexpr kl_offsets kl_layout(const layer& l, int tc) {
+  kl_offsets k;
+  if (l.bias) k.bias = k.bytes, k.bytes += 4 * tc;
+  if (l.batchnorm) {
+    k.kappa = k.bytes, k.bytes += 4 * tc;
+    k.lambda = k.bytes, k.bytes += 4 * tc;
+  }
+  return k;
+}
+
+/// Bytes of constant data per output channel: its weights and its per-channel parameters.
+constexpr int data_per_channel(const layer& l) {
+  return l.has_weights() ? weights_per_channel(l) + kl_layout(l, 1).bytes : 0;
+}
+
+/// Whether a channel tile's weights and parameters are one run of bytes in L2 and in L1: the
+/// layer has weights, its reduction is not cut (a cut one brings weights by K slices), and
+/// every channel tile's weights (the last one's too) end on a word, so the parameters that
+/// follow them in L1 are aligned for the kernel.
+constexpr bool tile_data_merged(const layer& l, const layer_plan& p) {
+  const int wpc = weights_per_channel(l);
+  return l.has_weights() && p.n_k <= 1 && (p.tile_c * wpc) % 4 == 0 && (p.last_c * wpc) % 4 == 0;
+}
+
+/// Output channels per block of a layer's constant data under plan `p`.
+constexpr int weight_block_channels(const layer& l, const layer_plan& p) {
+  return tile_data_merged(l, p) && p.tile_c < l.out.c ? p.tile_c : l.out.c;
+}
+
+/// Where the data of a channel tile sits in a view of a layer's constant data: the view holds
+/// `m` channels, in blocks of the plan's channel tile when `merged`, else as one block; the
+/// tile starts `rel` channels into the view and has `cn` channels. `weights` is its first
+/// channel's weights, `params` the start of its block's parameters, of which the block has
+/// `block_n` channels; the tile starts `index` channels into its block.
+struct channel_data {
+  std::ptrdiff_t weights = 0;
+  std::ptrdiff_t params = 0;
+  int block_n = 0;
+  int index = 0;
+};
+[[gnu::always_inline]] constexpr channel_data channel_data_at(int wpc, int dpc, bool merged, int m,
+                                                              int rel, int cn) {
+  if (merged) {
+    const auto w = static_cast<std::ptrdiff_t>(rel) * dpc;
+    return {w, w + static_cast<std::ptrdiff_t>(cn) * wpc, cn, 0};
+  }
+  return {static_cast<std::ptrdiff_t>(rel) * wpc, static_cast<std::ptrdiff_t>(m) * wpc, m, rel};
+}
+
+/// Bytes of a layer's constant data, whatever its blocks.
+constexpr std::int64_t weight_image_bytes(const layer& l) {
+  return std::int64_t{l.out.c} * data_per_channel(l);
+}
+
+/// Writes a layer's constant data at `dst` in blocks of `g` output channels
+/// (weight_image_bytes(l) bytes).
+inline void pack_weights(const layer& l, int g, const layer_params& p, std::uint8_t* dst) {
+  if (!l.has_weights()) return;
+  if (g <= 0) g = l.out.c;
+  const int wpc = weights_per_channel(l);
+  const auto put = [](std::uint8_t* to, const void* from, std::size_t n) {
+    const auto* b = static_cast<const std::uint8_t*>(from);
+    for (std::size_t k = 0; k < n; ++k) to[k] = b[k];
+  };
+  const int dpc = data_per_channel(l);
+  for (int c0 = 0; c0 < l.out.c; c0 += g) {
+    const int n = l.out.c - c0 < g ? l.out.c - c0 : g;
+    // Blocks before this one are whole: this block starts c0 channels of data in.
+    std::uint8_t* block = dst + static_cast<std::ptrdiff_t>(c0) * dpc;
+    const auto c = static_cast<std::size_t>(c0);
+    const auto un = static_cast<std::size_t>(n);
+    put(block, p.weights.data() + c * static_cast<std::size_t>(wpc),
+        un * static_cast<std::size_t>(wpc));
+    std::uint8_t* params = block + static_cast<std::ptrdiff_t>(n) * wpc;
+    const kl_offsets k = kl_layout(l, n);
+    if (k.bias >= 0) put(params + k.bias, p.bias.data() + c, 4 * un);
+    if (k.kappa >= 0) put(params + k.kappa, p.kappa.data() + c, 4 * un);
+    if (k.lambda >= 0) put(params + k.lambda, p.lambda.data() + c, 4 * un);
+  }
+}
+
+}  // namespace ctile::schedule
