@@ -350,5 +350,21 @@ TEST(TileLoop, WeightsAndParametersInOneCommand) {
       const std::uint64_t per_tile = 2 + (k.merged ? 0 : arrays);
       EXPECT_EQ(o.commands, 1 + per_tile * static_cast<std::uint64_t>(p.n_c));
     }
+    if (!k.merged) continue;
+    // A plan whose parameter buffers do not follow its weight buffers (moved past the rest of
+    // L1) is not merged: the layer stays one block, and the values still match.
+    layer_plan moved = p;
+    const int kl = (p.kl_bytes + 3) & ~3;
+    moved.l1.kl[0] = p.l1.total;
+    moved.l1.kl[1] = p.l1.total + kl;
+    moved.l1.total += 2 * kl;
+    EXPECT_FALSE(schedule::tile_data_merged(l, moved));
+    EXPECT_EQ(schedule::weight_block_channels(l, moved), l.out.c);
+    const outcome m = run_tiled(l, moved, d, x, {}, hal::completion::random, 6, 8);
+    for (const auto& s : m.problems) ADD_FAILURE() << s;
+    ASSERT_EQ(m.values.size(), expected.size());
+    bad = 0;
+    for (std::size_t i = 0; i < expected.size(); ++i) bad += m.values[i] != expected[i];
+    EXPECT_EQ(bad, 0u);
   }
 }

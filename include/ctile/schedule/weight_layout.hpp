@@ -43,12 +43,15 @@ constexpr int data_per_channel(const layer& l) {
 }
 
 /// Whether a channel tile's weights and parameters are one run of bytes in L2 and in L1: the
-/// layer has weights, its reduction is not cut (a cut one brings weights by K slices), and
-/// every channel tile's weights (the last one's too) end on a word, so the parameters that
-/// follow them in L1 are aligned for the kernel.
+/// layer has weights, its reduction is not cut (a cut one brings weights by K slices), every
+/// channel tile's weights (the last one's too) end on a word, so the parameters that follow
+/// them in L1 are aligned for the kernel, and the plan's L1 layout puts each parameter buffer
+/// right after its weight buffer (make_layer_plan does).
 constexpr bool tile_data_merged(const layer& l, const layer_plan& p) {
   const int wpc = weights_per_channel(l);
-  return l.has_weights() && p.n_k <= 1 && (p.tile_c * wpc) % 4 == 0 && (p.last_c * wpc) % 4 == 0;
+  const int w = p.tile_c * wpc;
+  return l.has_weights() && p.n_k <= 1 && w % 4 == 0 && (p.last_c * wpc) % 4 == 0 &&
+         p.l1.kl[0] == p.l1.w[0] + w && p.l1.kl[1] == p.l1.w[1] + w;
 }
 
 /// Output channels per block of a layer's constant data under plan `p`.
