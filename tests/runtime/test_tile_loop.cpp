@@ -7,6 +7,7 @@
 #include <cstring>
 #include <ctile/ctile.hpp>
 #include <ctile/hal/host.hpp>
+#include <ctile/plan/network_plan.hpp>
 #include <ctile/plan/search.hpp>
 #include <ctile/platform/gap8.hpp>
 #include <ctile/reference/reference.hpp>
@@ -329,7 +330,7 @@ TEST(TileLoop, WeightsAndParametersInOneCommand) {
     const layer_data d = make_data(l, rng);
     const int g = schedule::weight_block_channels(l, p);
     EXPECT_EQ(g, k.merged ? p.tile_c : l.out.c);
-    std::vector<std::uint8_t> img(static_cast<std::size_t>(schedule::weight_image_bytes(l)), 0xA5);
+    std::vector<std::uint8_t> img(static_cast<std::size_t>(plan_detail::weight_bytes(l)), 0xA5);
     schedule::pack_weights(l, g, d.params(), img.data());
     EXPECT_EQ(img, blocks_by_hand(l, d, g));
 

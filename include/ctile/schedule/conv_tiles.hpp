@@ -339,16 +339,7 @@ template <layer L, layer_plan P, bool XAlt, class Env>
                  cn * dpc);
     } else if constexpr (w_direct) {
       dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[b], src, u(cn * wpc), wh[b][0]);
-      const kl_offsets in = kl_layout(L, d.block_n);
-      const auto param = [&](int off, int from, int k) CTILE_INLINE {
-        if (off >= 0)
-          dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.kl[b] + off,
-                      const_cast<std::uint8_t*>(v.w + d.params + from + 4 * d.index), u(4 * cn),
-                      wh[b][k]);
-      };
-      param(klo.bias, in.bias, 1);
-      param(klo.kappa, in.kappa, 2);
-      param(klo.lambda, in.lambda, 3);
+      start_channel_params(dma, wh[b], l1 + P.l1.kl[b], klo, L, v, d, cn);
     } else {
       copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b], src, 1, 1, cn * wpc, cn * wpc,
                cn * wpc);
@@ -590,17 +581,8 @@ template <layer L, layer_plan P, class Env>
       dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[b], src, u(cn * kn), wh[b][0]);
     else
       dma.copy_2d(dma_dir::l2_to_l1, l1 + P.l1.w[b], src, u(cn * kn), u(kn), u(K), wh[b][0]);
-    if (ik != nk - 1) return;  // the per-channel parameters serve the last K tile only
-    const kl_offsets in = kl_layout(L, d.block_n);
-    const auto param = [&](int off, int from, int k) CTILE_INLINE {
-      if (off >= 0)
-        dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.kl[b] + off,
-                    const_cast<std::uint8_t*>(v.w + d.params + from + 4 * d.index), u(4 * cn),
-                    wh[b][k]);
-    };
-    param(klo.bias, in.bias, 1);
-    param(klo.kappa, in.kappa, 2);
-    param(klo.lambda, in.lambda, 3);
+    // The per-channel parameters serve the last K tile only.
+    if (ik == nk - 1) start_channel_params(dma, wh[b], l1 + P.l1.kl[b], klo, L, v, d, cn);
   };
   const auto wait_w = [&](int ik, int b) CTILE_INLINE {
     dma.wait(wh[b][0]);

@@ -120,7 +120,7 @@ void run_layer(M& l3, const layer_context& c, std::uint8_t* l2, detail::l3_slot<
   const int ebytes = L.output_bytes_per_element();
   const std::int64_t row_y = std::int64_t{L.out.w} * L.out.c * ebytes;
   const std::int64_t row_x = std::int64_t{L.in.w} * L.in.c;
-  const std::int64_t w_bytes = weight_image_bytes(L);
+  const std::int64_t w_bytes = plan_detail::weight_bytes(L);
   const int wpc = weights_per_channel(L);
   const int dpc = data_per_channel(L);
   const bool merged = tile_data_merged(L, P);
@@ -136,7 +136,7 @@ void run_layer(M& l3, const layer_context& c, std::uint8_t* l2, detail::l3_slot<
   }
   // Start the next layer's prefetch now: it overlaps this whole layer.
   if (c.prefetch_next) {
-    prefetch.read(l3, l2 + c.next_s->w.offset, c.next_s->l3_w, weight_image_bytes(*c.next));
+    prefetch.read(l3, l2 + c.next_s->w.offset, c.next_s->l3_w, plan_detail::weight_bytes(*c.next));
   }
 
   // Row bands (one when the output and input stay whole in L2) and channel stripes.
@@ -281,7 +281,7 @@ void run_network(Env& env, M& l3, const plan_view& v, std::span<const kernels::r
     if (l.kind == op::input) {
       if (prefetches(v, i))
         prefetch.read(l3, l2 + v.l2[i + 1].w.offset, v.l2[i + 1].l3_w,
-                      weight_image_bytes(v.layers[i + 1]));
+                      plan_detail::weight_bytes(v.layers[i + 1]));
       if constexpr (hooked) {
         if (s.l3_y >= 0)
           hook(layer_output{static_cast<int>(i), nullptr, s.l3_y, l.output_bytes()});

@@ -269,6 +269,25 @@ template <hal::dma_engine E, int Ring>
   one(klo.lambda, in.lambda);
 }
 
+/// load_channel_params as the specialised loops issue it: each array one 1-D command, in
+/// handles[1], [2], [3] (bias, kappa, lambda; handles[0] holds the weights').
+template <hal::dma_engine E>
+[[gnu::always_inline]] inline void start_channel_params(E& e, typename E::handle (&handles)[4],
+                                                        std::uint8_t* kl, const kl_offsets& klo,
+                                                        const layer& l, const l2_operands& v,
+                                                        const channel_data& d, int cn) {
+  const kl_offsets in = kl_layout(l, d.block_n);
+  const auto one = [&](int off, int from, typename E::handle& h) CTILE_INLINE {
+    if (off >= 0)
+      e.copy_1d(hal::dma_dir::l2_to_l1, kl + off,
+                const_cast<std::uint8_t*>(v.w + d.params + from + 4 * d.index),
+                static_cast<std::uint32_t>(4 * cn), h);
+  };
+  one(klo.bias, in.bias, handles[1]);
+  one(klo.kappa, in.kappa, handles[2]);
+  one(klo.lambda, in.lambda, handles[3]);
+}
+
 /// Points a kernel's weights and parameters at weight buffer `b` of a tile of `cn` output
 /// channels. A merged tile (tile_data_merged) brought its parameters right after its `cn`
 /// channels' weights, laid out for `cn` channels; otherwise they are in the parameter buffer,

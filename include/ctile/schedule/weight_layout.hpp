@@ -5,7 +5,8 @@
 // is one run of bytes: one DMA command brings it to L1, where the tile's weight buffer is
 // followed by its parameter buffer. Otherwise the whole layer is one block, and a tile's
 // weights and each of its parameter arrays are a command each. Either way the image has
-// exactly the bytes of the data (no padding), so its size does not depend on the plan.
+// exactly the bytes of the data (no padding), so its size does not depend on the plan: it is
+// plan_detail::weight_bytes, what the planner reserves in L2 and L3.
 #pragma once
 
 #include <cstddef>
@@ -79,13 +80,8 @@ struct channel_data {
   return {static_cast<std::ptrdiff_t>(rel) * wpc, static_cast<std::ptrdiff_t>(m) * wpc, m, rel};
 }
 
-/// Bytes of a layer's constant data, whatever its blocks.
-constexpr std::int64_t weight_image_bytes(const layer& l) {
-  return std::int64_t{l.out.c} * data_per_channel(l);
-}
-
-/// Writes a layer's constant data at `dst` in blocks of `g` output channels
-/// (weight_image_bytes(l) bytes).
+/// Writes a layer's constant data at `dst` in blocks of `g` output channels (whatever the
+/// blocks, the plan_detail::weight_bytes(l) bytes the planner reserves for it).
 inline void pack_weights(const layer& l, int g, const layer_params& p, std::uint8_t* dst) {
   if (!l.has_weights()) return;
   if (g <= 0) g = l.out.c;
