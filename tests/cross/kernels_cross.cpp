@@ -66,8 +66,9 @@ struct quant_case {
 };
 constexpr quant_case generic_bn{{3000, (1 << 24) - 1, 0, 255}, true, true, -1};
 
+// `chw`: the output stored channel-major (channel co's plane of oh x ow from co * oh * ow).
 int conv_test(int kh, int kw, int s, int pt, int pb, int pl, int pr, core_split split,
-              const char* name, quant_case qc = generic_bn) {
+              const char* name, quant_case qc = generic_bn, bool chw = false) {
   const int oh = (H + pt + pb - kh) / s + 1, ow = (W + pl + pr - kw) / s + 1;
   const requant q = qc.q;
   for (int oy = 0; oy < oh; ++oy)
@@ -82,10 +83,12 @@ int conv_test(int kh, int kw, int s, int pt, int pb, int pl, int pr, core_split 
               acc += x[(iy * W + ix) * C + ci] * w[((co * kh + ky) * kw + kx) * C + ci];
           }
         if (qc.bias) acc += bias[co];
-        want[(oy * ow + ox) * CO + co] = apply(q, naive_t(acc, co, qc.bn));
+        want[chw ? (co * oh + oy) * ow + ox : (oy * ow + ox) * CO + co] =
+            apply(q, naive_t(acc, co, qc.bn));
       }
   tile_args a = base();
   a.out = out, a.h_out = oh, a.w_out = ow, a.c_out = CO;
+  a.out_chw = chw;
   a.kh = kh, a.kw = kw, a.sh = a.sw = s;
   a.pad_t = pt, a.pad_b = pb, a.pad_l = pl, a.pad_r = pr;
   a.weights = w;
@@ -307,6 +310,16 @@ int main() {
   for (int i = 0; i < 3; ++i)
     bad += conv_test(1, 1, 1, 0, 0, 0, 0, {split_kind::rows}, shift_names[i], shift_opts[i]);
   bad += conv_test(1, 3, 1, 0, 0, 1, 1, {split_kind::rows}, "conv1x3_shift_bias", shift_opts[1]);
+  // Channel-major outputs (a depthwise layer's input): the 4 x 4 blocks packing a channel's 4
+  // pixels per word, the pairs, the leftover channels and im2col.
+  const char* chw_names[] = {"pointwise_rows_chw_shift_bn", "pointwise_rows_chw_mul_bias",
+                             "pointwise_rows_chw_clip_bias_bn", "pointwise_rows_chw_mulhi",
+                             "pointwise_rows_chw_mulhi_bias"};
+  for (int i = 0; i < 5; ++i)
+    bad += conv_test(1, 1, 1, 0, 0, 0, 0, {split_kind::rows}, chw_names[i], fast[i], true);
+  bad += conv_test(1, 1, 1, 0, 0, 0, 0, {split_kind::cols}, "pointwise_cols_chw", fast[1], true);
+  bad += conv_test(3, 3, 2, 1, 1, 1, 1, {split_kind::rows}, "conv3x3s2_chw", fast[2], true);
+  bad += conv_test(1, 3, 1, 0, 0, 1, 1, {split_kind::rows}, "conv1x3_chw", generic_bn, true);
   bad += pointwise_c4_test(fast[0], "pointwise_c4_shift_bn");
   bad += pointwise_c4_test(fast[2], "pointwise_c4_clip_bias_bn");
   bad += depthwise_test(generic_bn, "depthwise3x3");

@@ -172,8 +172,10 @@ struct tile_run {
                                static_cast<std::size_t>(ch)]);
   }
 
-  /// Runs every core (sequentially, or as threads meeting at a barrier) and compares.
-  ::testing::AssertionResult run(int cores, core_split split, bool threads) const {
+  /// Runs every core (sequentially, or as threads meeting at a barrier) and compares; `chw`:
+  /// the output stored channel-major.
+  ::testing::AssertionResult run(int cores, core_split split, bool threads,
+                                 bool chw = false) const {
     const bool raw = a.quant.mode == requant_mode::raw && kind == kernel_kind::linear;
     // Output pre-filled with the complement of the expected value: an output a core forgets
     // to write cannot match.
@@ -189,6 +191,7 @@ struct tile_run {
     b.out = raw ? static_cast<void*>(out32.data()) : static_cast<void*>(out8.data());
     b.cores = cores;
     b.split = split;
+    b.out_chw = chw;
     std::vector<std::uint32_t> scratch(static_cast<std::size_t>(scratch_bytes(kind, b) / 4 + 1));
     b.scratch = reinterpret_cast<std::uint8_t*>(scratch.data());
     b.core = 0;
@@ -212,8 +215,15 @@ struct tile_run {
         kernels::run(kind, mine);
       }
     }
+    // want[i] is HWC: pixel i / c_out, channel i % c_out.
+    const auto where = [&](std::size_t i) {
+      if (!chw) return i;
+      const auto c_out = static_cast<std::size_t>(b.c_out);
+      const auto plane = static_cast<std::size_t>(b.h_out) * static_cast<std::size_t>(b.w_out);
+      return (i % c_out) * plane + i / c_out;
+    };
     for (std::size_t i = 0; i < want.size(); ++i) {
-      const std::int32_t got = raw ? out32[i] : out8[i];
+      const std::int32_t got = raw ? out32[where(i)] : out8[where(i)];
       if (got != want[i])
         return ::testing::AssertionFailure()
                << op_name(c.l.kind) << " output " << i << ": got " << got << " want " << want[i]
@@ -235,11 +245,11 @@ std::vector<core_split> splits_for(int cores) {
 }
 
 /// Every core count and split on a few tiles of the case (one of them the whole layer).
-void check_case(const layer_case& c, rng_t& g, int tiles) {
+void check_case(const layer_case& c, rng_t& g, int tiles, bool chw = false) {
   for (int n = 0; n < tiles; ++n) {
     const tile_run r(c, random_tile(c.l, g, n == 0), n % 2 == 1);
     for (int cores = 1; cores <= 8; ++cores)
-      for (const core_split& s : splits_for(cores)) ASSERT_TRUE(r.run(cores, s, false));
+      for (const core_split& s : splits_for(cores)) ASSERT_TRUE(r.run(cores, s, false, chw));
   }
 }
 
@@ -279,6 +289,43 @@ TEST(Kernels, ConvAndPointwiseRandomized) {
                  std::to_string(n));
     check_case(c, g, 3);
   }
+}
+
+// The same kernels storing their output channel-major (a depthwise layer's input, kept CHW):
+// every path (4 x 4 blocks across whole rows, pairs, single pixels, leftover channels, im2col
+// and the generic K mod 4 path) with the channel stride of the tile's plane.
+TEST(Kernels, ConvAndPointwiseChannelMajorOutput) {
+  rng_t g(11);
+  for (int n = 0; n < 56; ++n) {
+    const kernel_shape k = conv_kernels[n % 7];
+    const bool bn = uniform(g, 0, 1) == 1, bias = uniform(g, 0, 1) == 1;
+    layer l = conv2d(uniform(g, 1, 21), k.kh, k.kw);
+    // Every other case a pointwise layer at stride 1 (the whole-row 4 x 4 blocks).
+    if (n % 2 == 1 || k.kh != 1 || k.kw != 1) l = random_window(l, g, k);
+    if (bias) l = l.with_bias();
+    if (bn) l = l.bn();
+    // Input channels mostly whole words (in-place reads), every fourth case any count.
+    const layer in = input_for(l, g, n % 4 == 3 ? uniform(g, 1, 11) : 4 * uniform(g, 1, 3));
+    std::vector<layer> ls{in, l};
+    ASSERT_TRUE(infer(ls).ok());
+    const requant q = pick_quant(g, typical_t(ls[1], bn));
+    const layer_case c = make_case({in, l.requantized(q.m, q.d, q.lo, q.hi)}, g);
+    SCOPED_TRACE("channel-major conv " + std::to_string(k.kh) + "x" + std::to_string(k.kw) +
+                 " case " + std::to_string(n));
+    check_case(c, g, 3, true);
+  }
+}
+
+TEST(Kernels, ChannelMajorOutputOnlyForConvolutions) {
+  tile_args a;
+  std::uint8_t buf[16] = {};
+  const std::int8_t w[16] = {};
+  a.in = buf, a.out = buf, a.weights = w, a.scratch = buf;
+  a.h_in = a.w_in = a.h_out = a.w_out = 2, a.c_in = a.c_out = 2;
+  a.out_chw = true;
+  EXPECT_EQ(check(kernel_kind::pointwise, a), args_problem::none);
+  EXPECT_EQ(check(kernel_kind::depthwise, a), args_problem::bad_layout);
+  EXPECT_EQ(check(kernel_kind::maxpool, a), args_problem::bad_layout);
 }
 
 TEST(Kernels, DepthwiseRandomized) {

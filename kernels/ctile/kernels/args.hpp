@@ -16,7 +16,9 @@ enum class kernel_kind : std::uint8_t { conv, pointwise, depthwise, linear, maxp
 
 /// Arguments of one kernel call: one tile, one core.
 ///
-/// Layouts: activations HWC (`in`, `in2`, `out`), except the depthwise input which is CHW.
+/// Layouts: activations HWC (`in`, `in2`, `out`), except the depthwise input which is CHW and,
+/// when `out_chw` is set, a conv or pointwise output, which is then channel-major: channel c
+/// of the tile at out + c * h_out * w_out, its pixel (y, x) at y * w_out + x.
 /// `out` holds u8 values, or int32 for a linear layer whose plan is `requant_mode::raw`.
 /// Parameters are already offset to the tile's first output channel: weights
 /// [c_out][kh][kw][c_in] (conv), [c_out][kh][kw] (depthwise), [c_out][h_in * w_in * c_in]
@@ -48,6 +50,8 @@ struct tile_args {
   /// Null when the whole reduction is in this call.
   std::int32_t* partial = nullptr;
   bool k_first = true, k_last = true;
+  /// Conv and pointwise: store the output channel-major (CHW) instead of HWC.
+  bool out_chw = false;
 };
 
 /// The part of a tile's output one core computes: rows [y0, y1), columns [x0, x1),
@@ -157,6 +161,7 @@ enum class args_problem : std::uint8_t {
   window_mismatch,    ///< output dims do not follow from input dims, kernel, stride, padding
   channels_mismatch,  ///< c_out != c_in where they must agree (depthwise, pools, add)
   bad_cores,          ///< core outside [0, cores) or a grid with v * k > cores
+  bad_layout,         ///< a channel-major output asked of a kernel other than conv / pointwise
 };
 
 constexpr const char* problem_text(args_problem p) {
@@ -173,6 +178,8 @@ constexpr const char* problem_text(args_problem p) {
       return "input and output channel counts differ where they must agree";
     case args_problem::bad_cores:
       return "the core id or the grid split does not fit the core count";
+    case args_problem::bad_layout:
+      return "only conv and pointwise kernels store their output channel-major";
   }
   return "?";
 }
@@ -196,6 +203,8 @@ constexpr args_problem check(kernel_kind k, const tile_args& a) {
   if (a.split.kind == split_kind::grid &&
       (a.split.v <= 0 || a.split.k <= 0 || a.split.v * a.split.k > a.cores))
     return args_problem::bad_cores;
+  if (a.out_chw && k != kernel_kind::conv && k != kernel_kind::pointwise)
+    return args_problem::bad_layout;
   if (k == kernel_kind::linear)
     return a.h_out == 1 && a.w_out == 1 ? args_problem::none : args_problem::window_mismatch;
   if (k == kernel_kind::depthwise || k == kernel_kind::maxpool || k == kernel_kind::avgpool ||

@@ -71,10 +71,26 @@ inline std::uint8_t u8(std::int32_t v) {
   return static_cast<std::uint8_t>(v);
 }
 
-/// Output channels [c0, c1) of one or two columns (p1 null: one) into o0 / o1.
+/// Where a tile's outputs go: pixel p's channel c at out + p * px() + c * ch(). HWC (`CM`
+/// false): px = c_out, ch = 1; channel-major: px = 1, ch = h_out * w_out. The step that is 1
+/// is a constant.
+template <bool CM>
+struct out_steps {
+  long step;  ///< HWC: c_out; channel-major: h_out * w_out
+  [[nodiscard]] constexpr long px() const { return CM ? 1 : step; }
+  [[nodiscard]] constexpr long ch() const { return CM ? step : 1; }
+};
+template <bool CM>
+constexpr out_steps<CM> out_steps_of(const tile_args& a) {
+  return {CM ? static_cast<long>(a.h_out) * a.w_out : a.c_out};
+}
+
+/// Output channels [c0, c1) of one or two columns (p1 null: one) into o0 / o1 (each a pixel's
+/// channel 0; channels `cs` apart when channel-major).
+template <bool CM>
 inline void matmul_columns(const tile_args& a, const atoms::epilogue& epi, const std::uint8_t* p0,
                            const std::uint8_t* p1, int k, int c0, int c1, std::uint8_t* o0,
-                           std::uint8_t* o1) {
+                           std::uint8_t* o1, long cs) {
   const std::int8_t* const weights = a.weights;
   const atoms::epilogue ep = epi;  // a local copy: its fields stay in registers
   int co = c0;
@@ -82,31 +98,32 @@ inline void matmul_columns(const tile_args& a, const atoms::epilogue& epi, const
     for (; co + 4 <= c1; co += 4) {
       std::int32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       atoms::mm4x2(p0, p1, weights + static_cast<long>(co) * k, k, k, acc);
-      atoms::store_block(ep, co, acc, o0, o1, 2);
+      atoms::store_block<CM>(ep, co, acc, o0, o1, 2, cs);
     }
     for (; co < c1; ++co) {
       const std::int8_t* w = weights + static_cast<long>(co) * k;
-      o0[co] = u8(ep(co, atoms::dot(p0, w, k, 0)));
-      o1[co] = u8(ep(co, atoms::dot(p1, w, k, 0)));
+      o0[atoms::ch_at<CM>(co, cs)] = u8(ep(co, atoms::dot(p0, w, k, 0)));
+      o1[atoms::ch_at<CM>(co, cs)] = u8(ep(co, atoms::dot(p1, w, k, 0)));
     }
     return;
   }
   for (; co + 4 <= c1; co += 4) {
     std::int32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     atoms::mm4x1(p0, weights + static_cast<long>(co) * k, k, k, acc);
-    atoms::store_block(ep, co, acc, o0, o0, 1);
+    atoms::store_block<CM>(ep, co, acc, o0, o0, 1, cs);
   }
   for (; co < c1; ++co)
-    o0[co] = u8(ep(co, atoms::dot(p0, weights + static_cast<long>(co) * k, k, 0)));
+    o0[atoms::ch_at<CM>(co, cs)] =
+        u8(ep(co, atoms::dot(p0, weights + static_cast<long>(co) * k, k, 0)));
 }
 
 /// Channels [c0, c1) of one pixel (p1 null: 4 x 1 blocks, then one by one) or the leftover
 /// channels of a pixel pair (one by one), out of the hot loop.
-template <int Kind>
+template <int Kind, bool CM>
 [[gnu::noinline]] inline void conv_rest(const std::int8_t* weights, const atoms::fast_requant& q,
                                         const std::uint8_t* p0, const std::uint8_t* p1,
                                         const rows_geometry& g, int c0, int c1, std::uint8_t* o0,
-                                        std::uint8_t* o1) {
+                                        std::uint8_t* o1, long cs) {
   const long pitch = g.pitch();
   const int rows = g.rows();
   const int k = g.k;
@@ -116,21 +133,23 @@ template <int Kind>
     for (; co + 4 <= c1; co += 4, w += 4 * k) {
       std::int32_t s[8];
       atoms::mm4x1_rows(p0, pitch, rows, w, k, g.words, s);
-      atoms::store4xn<Kind, 1>(q, co, s, o0, o0);
+      atoms::store4xn<Kind, 1, CM>(q, co, s, o0, o0, cs);
     }
   }
   for (; co < c1; ++co, w += k) {
-    o0[co] = atoms::fast_one<Kind>(q, co, atoms::dot_rows(p0, pitch, rows, w, g.words));
+    const long at = atoms::ch_at<CM>(co, cs);
+    o0[at] = atoms::fast_one<Kind>(q, co, atoms::dot_rows(p0, pitch, rows, w, g.words));
     if (p1 != nullptr)
-      o1[co] = atoms::fast_one<Kind>(q, co, atoms::dot_rows(p1, pitch, rows, w, g.words));
+      o1[at] = atoms::fast_one<Kind>(q, co, atoms::dot_rows(p1, pitch, rows, w, g.words));
   }
 }
 
 /// The generic pair path (filters of K mod 4 != 0 bytes): im2col (or the pixels themselves for
 /// pointwise) and per-column dots with the K mod 4 tail.
+template <bool CM>
 [[gnu::noinline]] inline void conv_generic(const tile_args& a, int oy, int ox, bool two, int c0,
                                            int c1, std::uint8_t* col0, std::uint8_t* col1,
-                                           std::uint8_t* o0, std::uint8_t* o1) {
+                                           std::uint8_t* o0, std::uint8_t* o1, long cs) {
   const atoms::epilogue ep(a);
   const int k = a.kh * a.kw * a.c_in;
   const std::uint8_t* p0 = col0;
@@ -142,14 +161,14 @@ template <int Kind>
     im2col(a, oy, ox, col0);
     if (two) im2col(a, oy, ox + 1, col1);
   }
-  matmul_columns(a, ep, p0, two ? p1 : nullptr, k, c0, c1, o0, o1);
+  matmul_columns<CM>(a, ep, p0, two ? p1 : nullptr, k, c0, c1, o0, o1, cs);
 }
 
-/// `n` >= 1 groups of four adjacent output pixels (`o` the first's output row position) of a
+/// `n` >= 1 groups of four adjacent output pixels (`o` the first's channel 0 output) of a
 /// single-row kernel whose receptive fields (from `p0`, sw * c_in bytes apart) lie inside the
 /// tile: the channel blocks as 4 x 4 blocks requantized straight from registers, the leftover
 /// channels of the box as pairs.
-template <int Kind, bool Bias, bool BN>
+template <int Kind, bool Bias, bool BN, bool CM>
 [[gnu::noinline]] inline void conv_quads(const tile_args& a, const atoms::fast_requant& qr,
                                          const box& b, const rows_geometry& rows,
                                          const quad_steps& gr, const std::uint8_t* p0,
@@ -157,7 +176,8 @@ template <int Kind, bool Bias, bool BN>
   // Local copies: the byte stores would otherwise make the compiler reload every field.
   const atoms::fast_requant q = qr.local();
   const quad_steps g = gr;
-  const long oc = a.c_out;
+  const out_steps<CM> os = out_steps_of<CM>(a);
+  const long oc = os.px(), cs = os.ch();
   const int nb = (b.c1 - b.c0) / 4;
   const int c_blocks = b.c0 + 4 * nb;
   const std::int8_t* w = a.weights + static_cast<long>(b.c0) * g.k;
@@ -169,25 +189,26 @@ template <int Kind, bool Bias, bool BN>
                     q.shift,
                     q.hi,
                     oc,
-                    o + b.c0,
+                    o + atoms::ch_at<CM>(b.c0, cs),
                     Bias ? q.bias + b.c0 : nullptr,
                     BN ? q.kappa + b.c0 : nullptr,
-                    BN ? q.lambda + b.c0 : nullptr};
+                    BN ? q.lambda + b.c0 : nullptr,
+                    cs};
   // The final clip chosen once for these pixels (kind 0 fused: none needed).
   if constexpr (Kind == 0 && atoms::quad_fused) {
-    atoms::mm4x4_blocks<Kind, false, Bias, BN>(p0, g, w, q, qo, nb, n);
+    atoms::mm4x4_blocks<Kind, false, Bias, BN, CM>(p0, g, w, q, qo, nb, n);
   } else {
     if (q.clip)
-      atoms::mm4x4_blocks<Kind, true, Bias, BN>(p0, g, w, q, qo, nb, n);
+      atoms::mm4x4_blocks<Kind, true, Bias, BN, CM>(p0, g, w, q, qo, nb, n);
     else
-      atoms::mm4x4_blocks<Kind, false, Bias, BN>(p0, g, w, q, qo, nb, n);
+      atoms::mm4x4_blocks<Kind, false, Bias, BN, CM>(p0, g, w, q, qo, nb, n);
   }
   if (c_blocks < b.c1) {
     const long ps = g.ps;
     for (int j = 0; j < n; ++j, p0 += 4 * ps, o += 4 * oc) {
-      conv_rest<Kind>(a.weights, q, p0, p0 + ps, rows, c_blocks, b.c1, o, o + oc);
-      conv_rest<Kind>(a.weights, q, p0 + 2 * ps, p0 + 3 * ps, rows, c_blocks, b.c1, o + 2 * oc,
-                      o + 3 * oc);
+      conv_rest<Kind, CM>(a.weights, q, p0, p0 + ps, rows, c_blocks, b.c1, o, o + oc, cs);
+      conv_rest<Kind, CM>(a.weights, q, p0 + 2 * ps, p0 + 3 * ps, rows, c_blocks, b.c1, o + 2 * oc,
+                          o + 3 * oc, cs);
     }
   }
 }
@@ -195,16 +216,18 @@ template <int Kind, bool Bias, bool BN>
 /// The box of a 1x1 kernel at stride 1 without padding over whole rows as one run of pixels
 /// (input and output rows follow each other): its groups of 4 pixels across the rows
 /// (conv_quads). Returns the number of pixels done.
-template <int Kind, bool Bias, bool BN>
+template <int Kind, bool Bias, bool BN, bool CM>
 [[gnu::noinline]] inline int conv_run(const tile_args& a, const box& b) {
   const int n = (b.y1 - b.y0) * (b.x1 - b.x0) / 4;
   if (n > 0) {
     const atoms::fast_requant q = atoms::fast_of(a);
     const rows_geometry rows = rows_geometry_of(a.w_in * a.c_in, 1, a.c_in / 4);
     const quad_steps g = quad_steps_of(a.c_in, rows.words);
-    conv_quads<Kind, Bias, BN>(
-        a, q, b, rows, g, a.in + static_cast<long>(b.y0) * a.w_in * a.c_in,
-        static_cast<std::uint8_t*>(a.out) + static_cast<long>(b.y0) * a.w_out * a.c_out, n);
+    conv_quads<Kind, Bias, BN, CM>(a, q, b, rows, g,
+                                   a.in + static_cast<long>(b.y0) * a.w_in * a.c_in,
+                                   static_cast<std::uint8_t*>(a.out) +
+                                       static_cast<long>(b.y0) * a.w_out * out_steps_of<CM>(a).px(),
+                                   n);
   }
   return 4 * n;
 }
@@ -217,10 +240,12 @@ template <int Kind, bool Bias, bool BN>
 /// windows are copied (im2col, zero padding) to `col0` / `col1`; when neither works (filters
 /// of K mod 4 != 0 bytes) the generic path runs. Each 4 x 2 block is requantized straight
 /// from registers, its parameters and outputs walking with the blocks.
-template <int Kind, bool Bias, bool BN>
+template <int Kind, bool Bias, bool BN, bool CM>
 inline void conv_pairs(const tile_args& a, const box& b, std::uint8_t* col0, std::uint8_t* col1) {
   const atoms::fast_requant q = atoms::fast_of(a);  // a local copy: fields stay in registers
   auto* out = static_cast<std::uint8_t*>(a.out);
+  const out_steps<CM> os = out_steps_of<CM>(a);
+  const long opx = os.px(), cs = os.ch();
   const int c = a.c_in;
   const int row = a.kw * c;
   const int k = a.kh * row;
@@ -241,11 +266,11 @@ inline void conv_pairs(const tile_args& a, const box& b, std::uint8_t* col0, std
   if constexpr (Kind < 3)
     if (quads && a.kw == 1 && a.sw == 1 && a.sh == 1 && a.pad_t == 0 && a.pad_l == 0 && b.x0 == 0 &&
         b.x1 == a.w_out && a.w_in == a.w_out && b.y1 <= a.h_in)
-      done = conv_run<Kind, Bias, BN>(a, b);
+      done = conv_run<Kind, Bias, BN, CM>(a, b);
   // Where the row loop starts: after the run, if any.
   int ox_first = b.x0 + done % (b.x1 - b.x0);
   for (int oy = b.y0 + done / (b.x1 - b.x0); oy < b.y1; ++oy, ox_first = b.x0) {
-    std::uint8_t* orow = out + static_cast<long>(oy) * a.w_out * a.c_out;
+    std::uint8_t* orow = out + static_cast<long>(oy) * a.w_out * opx;
     const int iy0 = oy * a.sh - a.pad_t;
     const bool rows_inside = iy0 >= 0 && iy0 + a.kh <= a.h_in;
     for (int ox = ox_first, step; ox < b.x1; ox += step) {
@@ -253,17 +278,17 @@ inline void conv_pairs(const tile_args& a, const box& b, std::uint8_t* col0, std
       const int ix0 = ox * a.sw - a.pad_l;
       if constexpr (Kind < 3) {
         if (quads && rows_inside && ox + 4 <= b.x1 && ix0 >= 0 && ix0 + 3 * a.sw + a.kw <= a.w_in) {
-          conv_quads<Kind, Bias, BN>(a, q, b, in_place, quad,
-                                     a.in + (static_cast<long>(iy0) * a.w_in + ix0) * c,
-                                     orow + static_cast<long>(ox) * a.c_out, 1);
+          conv_quads<Kind, Bias, BN, CM>(a, q, b, in_place, quad,
+                                         a.in + (static_cast<long>(iy0) * a.w_in + ix0) * c,
+                                         orow + static_cast<long>(ox) * opx, 1);
           step = 4;
           continue;
         }
       }
       const bool two = ox + 1 < b.x1;
       const int ix_last = ix0 + (two ? a.sw : 0);
-      std::uint8_t* o0 = orow + static_cast<long>(ox) * a.c_out;
-      std::uint8_t* o1 = o0 + a.c_out;
+      std::uint8_t* o0 = orow + static_cast<long>(ox) * opx;
+      std::uint8_t* o1 = o0 + opx;
       const std::uint8_t* p0;
       const std::uint8_t* p1;
       const rows_geometry* g;
@@ -277,17 +302,18 @@ inline void conv_pairs(const tile_args& a, const box& b, std::uint8_t* col0, std
         p0 = col0, p1 = col1;
         g = &one_row;
       } else {
-        conv_generic(a, oy, ox, two, b.c0, b.c1, col0, col1, o0, o1);
+        conv_generic<CM>(a, oy, ox, two, b.c0, b.c1, col0, col1, o0, o1, cs);
         continue;
       }
       if (!two) {
-        conv_rest<Kind>(a.weights, q, p0, nullptr, *g, b.c0, b.c1, o0, o1);
+        conv_rest<Kind, CM>(a.weights, q, p0, nullptr, *g, b.c0, b.c1, o0, o1, cs);
         continue;
       }
       if (nb > 0) {
         const std::int8_t* w = w_first;
-        std::uint8_t* q0 = o0 + b.c0;
-        std::uint8_t* q1 = o1 + b.c0;
+        std::uint8_t* q0 = o0 + atoms::ch_at<CM>(b.c0, cs);
+        std::uint8_t* q1 = o1 + atoms::ch_at<CM>(b.c0, cs);
+        const long qstep = atoms::ch_at<CM>(4, cs);
         if constexpr (Kind < 3) {
           const std::int32_t* bp = Bias ? q.bias + b.c0 : nullptr;
           const std::int32_t* kp = BN ? q.kappa + b.c0 : nullptr;
@@ -296,10 +322,10 @@ inline void conv_pairs(const tile_args& a, const box& b, std::uint8_t* col0, std
             std::int32_t s[8];
             atoms::mm4x2_rows(p0, p1, *g, w, s);
             if (q.clip)
-              atoms::store4x2_at<Kind, true, Bias, BN>(q, s, q0, q1, bp, kp, lp);
+              atoms::store4x2_at<Kind, true, Bias, BN, CM>(q, s, q0, q1, bp, kp, lp, cs);
             else
-              atoms::store4x2_at<Kind, false, Bias, BN>(q, s, q0, q1, bp, kp, lp);
-            q0 += 4, q1 += 4;
+              atoms::store4x2_at<Kind, false, Bias, BN, CM>(q, s, q0, q1, bp, kp, lp, cs);
+            q0 += qstep, q1 += qstep;
             if constexpr (Bias) bp += 4;
             if constexpr (BN) kp += 4, lp += 4;
           }
@@ -307,38 +333,52 @@ inline void conv_pairs(const tile_args& a, const box& b, std::uint8_t* col0, std
           for (int co = b.c0; co < c_blocks; co += 4) {
             std::int32_t s[8];
             atoms::mm4x2_rows(p0, p1, *g, w, s);
-            atoms::store4xn<3, 2>(q, co, s, o0, o1);
+            atoms::store4xn<3, 2, CM>(q, co, s, o0, o1, cs);
           }
         }
       }
-      if (c_blocks < b.c1) conv_rest<Kind>(a.weights, q, p0, p1, *g, c_blocks, b.c1, o0, o1);
+      if (c_blocks < b.c1)
+        conv_rest<Kind, CM>(a.weights, q, p0, p1, *g, c_blocks, b.c1, o0, o1, cs);
     }
   }
 }
 
-/// conv_pairs with the plan's requantization kind and the options of this call.
+/// conv_pairs with the plan's requantization kind and the options of this call, for the
+/// output layout `CM` (channel-major or HWC).
+template <bool CM>
 inline void conv_any(const tile_args& a, const box& b, std::uint8_t* col0, std::uint8_t* col1) {
   const atoms::fast_requant q = atoms::fast_of(a);
   const int kind = atoms::fast_kind(a.quant);
-  if (kind == 3) return conv_pairs<3, false, false>(a, b, col0, col1);
+  if (kind == 3) return conv_pairs<3, false, false, CM>(a, b, col0, col1);
   const int opt = (q.bias != nullptr ? 2 : 0) + (q.kappa != nullptr ? 1 : 0);
   // One instantiation per kind (0..2) and option set: bias (2), batch-norm (1).
   [&]<int... O>(std::integer_sequence<int, O...>) {
     (void)((kind * 4 + opt == O
-                ? (conv_pairs<O / 4, (O & 2) != 0, (O & 1) != 0>(a, b, col0, col1), true)
+                ? (conv_pairs<O / 4, (O & 2) != 0, (O & 1) != 0, CM>(a, b, col0, col1), true)
                 : false) ||
            ...);
   }
   (std::make_integer_sequence<int, 12>{});
 }
 
+/// The channel-major variants live out of line of the HWC ones: a program that never asks for
+/// a channel-major output does not keep their code.
+[[gnu::noinline]] inline void conv_any_chw(const tile_args& a, const box& b, std::uint8_t* col0,
+                                           std::uint8_t* col1) {
+  conv_any<true>(a, b, col0, col1);
+}
+
 }  // namespace detail
 
-/// Pointwise convolution (1x1 kernel, any stride, no padding): this core's part of the tile.
+/// Pointwise convolution (1x1 kernel, any stride, no padding): this core's part of the tile
+/// (output HWC, or channel-major with `out_chw`).
 inline void pointwise_hwc(const tile_args& a) {
   const box b = work_of(kernel_kind::pointwise, a);
   if (b.empty()) return;
-  detail::conv_any(a, b, nullptr, nullptr);
+  if (a.out_chw)
+    detail::conv_any_chw(a, b, nullptr, nullptr);
+  else
+    detail::conv_any<false>(a, b, nullptr, nullptr);
 }
 
 /// Convolution (any kernel, stride, per-tile padding): this core's part of the tile.
@@ -353,7 +393,10 @@ inline void conv_hwc(const tile_args& a) {
   std::uint8_t* col0 =
       a.scratch + static_cast<long>(a.core) * conv_scratch_per_core(a.kh, a.kw, a.c_in);
   std::uint8_t* col1 = col0 + round4(a.kh * a.kw * a.c_in);
-  detail::conv_any(a, b, col0, col1);
+  if (a.out_chw)
+    detail::conv_any_chw(a, b, col0, col1);
+  else
+    detail::conv_any<false>(a, b, col0, col1);
 }
 
 /// Fully connected: the flattened HWC input against c_out filter rows; the cores split the

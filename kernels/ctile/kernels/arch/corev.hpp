@@ -233,10 +233,10 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
   "cv.lw %[x1], (%[y1]), 4\n"                      \
   ".endif\n"                                       \
   CTILE_COREV_QOUT(S0) CTILE_COREV_QOUT(S1) CTILE_COREV_QOUT(S2) CTILE_COREV_QOUT(S3)
-/// Pixel P's 4 outputs (channel f in S_f) as one word: bytes 0, 1 by cv.packlo.b, bytes 2, 3
-/// by cv.packhi.b (each keeps the other half of its destination), then a post-increment word
-/// store (a misaligned one, when the channel offset or c_out is not a multiple of 4, is split
-/// by the core).
+/// Four outputs as one word (a pixel's 4 channels, channel f in S_f; channel-major, a
+/// channel's 4 pixels): bytes 0, 1 by cv.packlo.b, bytes 2, 3 by cv.packhi.b (each keeps the
+/// other half of its destination), then a post-increment word store (a misaligned one, when
+/// the offset or step is not a multiple of 4, is split by the core).
 #define CTILE_COREV_QPIX(S0, S1, S2, S3, STEP)     \
   "cv.packlo.b %[" #S0 "], %[" #S1 "], %[" #S0 "]\n" \
   "cv.packhi.b %[" #S0 "], %[" #S3 "], %[" #S2 "]\n" \
@@ -253,12 +253,12 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
 /// lambda with the shift, cv.clipur; kinds 1, 2: bias add, kappa mul + lambda add, cv.clipur,
 /// mul / mulhu, srl, cv.clipur), per channel 0 to 3 parameter loads, selected with .if at
 /// compile time; then per pixel its 4 channels packed into one word and stored (cv.packlo.b,
-/// cv.packhi.b, cv.sw). The MAC loop takes every allocatable register (16 sums, 6 data words,
-/// 2 pointers, 4 steps), so every operand lives in `r` (stack operands, no register): read
-/// per block, and the weight, output and parameter pointers written back for the next block.
-/// 28 registers: optimized builds only, without a frame pointer (atoms::mm4x4_blocks falls
-/// back otherwise).
-template <int Kind, bool Clip, bool Bias, bool BN>
+/// cv.packhi.b, cv.sw; `CM`, a channel-major output: per channel its 4 pixels). The MAC loop takes
+/// every allocatable register (16 sums, 6 data words, 2 pointers, 4 steps), so every operand lives
+/// in `r` (stack operands, no register): read per block, and the weight, output and parameter
+/// pointers written back for the next block. 28 registers: optimized builds only, without a frame
+/// pointer (atoms::mm4x4_blocks falls back otherwise).
+template <int Kind, bool Clip, bool Bias, bool BN, bool CM = false>
 [[gnu::always_inline]] inline void mm4x4_run(quad_run& r) {
   static_assert(Kind != 0 || !Clip,
                 "mm4x4_run: kind 0 (shift only) folds the final clip into its one cv.clipur, so "
@@ -327,10 +327,17 @@ template <int Kind, bool Clip, bool Bias, bool BN>
       "lw %[a], %[mo]\n"
       "lw %[w], %[moc]\n"
       "lw %[x0], %[mob]\n"
+      ".if %[cm]\n"
+      CTILE_COREV_QPIX(s0, s1, s2, s3, w)
+      CTILE_COREV_QPIX(s4, s5, s6, s7, w)
+      CTILE_COREV_QPIX(s8, s9, s10, s11, w)
+      CTILE_COREV_QPIX(s12, s13, s14, s15, x0)
+      ".else\n"
       CTILE_COREV_QPIX(s0, s4, s8, s12, w)
       CTILE_COREV_QPIX(s1, s5, s9, s13, w)
       CTILE_COREV_QPIX(s2, s6, s10, s14, w)
       CTILE_COREV_QPIX(s3, s7, s11, s15, x0)
+      ".endif\n"
       "sw %[a], %[mo]\n"
       "2:\n"
       ".if (2b - 0b) != 4 * %[body]\n"
@@ -348,7 +355,8 @@ template <int Kind, bool Clip, bool Bias, bool BN>
       : [ma] "m"(r.a), [mps] "m"(r.ps), [mk] "m"(r.k), [mba] "m"(r.ba), [mbw] "m"(r.bw),
         [mn1] "m"(r.words_minus_1), [mnb] "m"(r.blocks), [mthi] "m"(r.t_hi), [mmul] "m"(r.mul),
         [msh] "m"(r.shift), [mhi] "m"(r.hi), [moc] "m"(r.oc), [mob] "m"(r.ob),
-        [kind] "i"(Kind), [clip] "i"(clip), [bias] "i"(bias), [bn] "i"(bn), [body] "i"(body),
+        [kind] "i"(Kind), [clip] "i"(clip), [bias] "i"(bias), [bn] "i"(bn), [cm] "i"(CM ? 1 : 0),
+        [body] "i"(body),
         [end1] "i"(body + 1)
       : "memory");
 }

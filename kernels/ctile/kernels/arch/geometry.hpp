@@ -45,6 +45,7 @@ struct quad_out {
   long oc;          ///< bytes from one pixel's outputs to the next pixel's
   std::uint8_t* o;  ///< pixel 0's output of the block's first channel
   const std::int32_t *bias, *kappa, *lambda;  ///< the block's first channel (any when unused)
+  long cs = 1;  ///< bytes from one channel's outputs to the next channel's (HWC: 1)
 };
 
 /// Everything the CORE-V run of 4 x 4 blocks over one group of 4 pixels reads, as plain words
@@ -58,8 +59,8 @@ struct quad_run {
   std::int32_t t_hi;  ///< kind 0: min(t_hi >> shift, hi) (see quad_out)
   std::uint32_t mul;
   std::int32_t shift, hi;
-  long oc;               ///< bytes from one pixel's outputs to the next pixel's
-  long ob;               ///< 4 - 3 oc: from pixel 3's outputs to the next block's pixel 0
+  long oc;  ///< the packed stores' step: HWC, pixel to pixel; channel-major, channel to channel
+  long ob;  ///< the last store's step: HWC, 4 - 3 oc (to the next block's pixel 0); else oc
   const std::int8_t* w;  ///< the block's filter 0 (moved on by 4 k per block)
   std::uint8_t* o;       ///< pixel 0's output of the block's channel 0 (moved on by 4)
   const std::int32_t *bias, *kappa, *lambda;  ///< the block's channel 0 (moved on by 4)

@@ -79,13 +79,26 @@ struct epilogue {
   }
 };
 
+/// Where channel `c` of a pixel's outputs is, from the pixel's channel 0: c bytes on in HWC
+/// (`CM` false), c * cs channel-major (cs: the tile's h_out * w_out).
+template <bool CM>
+[[gnu::always_inline]] constexpr long ch_at(int c, long cs) {
+  if constexpr (CM) {
+    return c * cs;
+  } else {
+    (void)cs;
+    return c;
+  }
+}
+
 /// Requantizes acc[2 f + p] (filter f of 4 from channel `co`, pixel p of 2) into o0[co + f] /
-/// o1[co + f], each channel's bias / kappa / lambda loaded once for both pixels; the plan's
-/// path and whether lo is 0 are template arguments, chosen once per block.
-template <int Path, bool Lo0>
+/// o1[co + f] (channel-major: o0[(co + f) * cs]), each channel's bias / kappa / lambda loaded
+/// once for both pixels; the plan's path and whether lo is 0 are template arguments, chosen
+/// once per block.
+template <int Path, bool Lo0, bool CM = false>
 [[gnu::always_inline]] inline void store_block_as(const epilogue& e, int co,
                                                   const std::int32_t* acc, std::uint8_t* o0,
-                                                  std::uint8_t* o1, int pixels) {
+                                                  std::uint8_t* o1, int pixels, long cs = 1) {
   const auto finish_t = [&e](std::uint32_t t) -> std::uint8_t {
     const auto c = static_cast<std::uint32_t>(isa::clipu_r(static_cast<std::int32_t>(t), e.t_hi));
     const auto y = static_cast<std::int32_t>(
@@ -95,9 +108,10 @@ template <int Path, bool Lo0>
                                          : isa::min(isa::max(y, e.lo), e.hi));
   };
   const auto channel = [&](int ch, std::int32_t a0, std::int32_t a1) {
+    const long at = ch_at<CM>(ch, cs);
     if constexpr (Path == 2) {
-      o0[ch] = static_cast<std::uint8_t>(e(ch, a0));
-      if (pixels == 2) o1[ch] = static_cast<std::uint8_t>(e(ch, a1));
+      o0[at] = static_cast<std::uint8_t>(e(ch, a0));
+      if (pixels == 2) o1[at] = static_cast<std::uint8_t>(e(ch, a1));
     } else {
       auto t0 = static_cast<std::uint32_t>(a0);
       auto t1 = static_cast<std::uint32_t>(a1);
@@ -110,8 +124,8 @@ template <int Path, bool Lo0>
         const auto l = static_cast<std::uint32_t>(e.lambda[ch]);
         t0 = t0 * k + l, t1 = t1 * k + l;
       }
-      o0[ch] = finish_t(t0);
-      if (pixels == 2) o1[ch] = finish_t(t1);
+      o0[at] = finish_t(t0);
+      if (pixels == 2) o1[at] = finish_t(t1);
     }
   };
   // Written out (no indexing by a variable) so that acc stays in registers.
@@ -122,18 +136,20 @@ template <int Path, bool Lo0>
 }
 
 /// The same with the path chosen at run time (one switch per block of 4 x 2 outputs).
+template <bool CM = false>
 [[gnu::always_inline]] inline void store_block(const epilogue& e, int co, const std::int32_t* acc,
-                                               std::uint8_t* o0, std::uint8_t* o1, int pixels) {
+                                               std::uint8_t* o0, std::uint8_t* o1, int pixels,
+                                               long cs = 1) {
   const bool lo0 = e.lo == 0;
   switch (e.path) {
     case 0:
-      return lo0 ? store_block_as<0, true>(e, co, acc, o0, o1, pixels)
-                 : store_block_as<0, false>(e, co, acc, o0, o1, pixels);
+      return lo0 ? store_block_as<0, true, CM>(e, co, acc, o0, o1, pixels, cs)
+                 : store_block_as<0, false, CM>(e, co, acc, o0, o1, pixels, cs);
     case 1:
-      return lo0 ? store_block_as<1, true>(e, co, acc, o0, o1, pixels)
-                 : store_block_as<1, false>(e, co, acc, o0, o1, pixels);
+      return lo0 ? store_block_as<1, true, CM>(e, co, acc, o0, o1, pixels, cs)
+                 : store_block_as<1, false, CM>(e, co, acc, o0, o1, pixels, cs);
     default:
-      return store_block_as<2, false>(e, co, acc, o0, o1, pixels);
+      return store_block_as<2, false, CM>(e, co, acc, o0, o1, pixels, cs);
   }
 }
 
@@ -230,16 +246,17 @@ template <int Kind>
 }
 
 /// Requantizes s[2 f + p] (filter f of 4 from channel `co`, pixel p of `Pixels`) into
-/// o0[co + f] / o1[co + f]: bias and batch-norm parameters loaded once per channel, the
-/// optional steps chosen once per block.
-template <int Kind, int Pixels>
+/// o0[co + f] / o1[co + f] (channel-major: o0[(co + f) * cs]): bias and batch-norm
+/// parameters loaded once per channel, the optional steps chosen once per block.
+template <int Kind, int Pixels, bool CM = false>
 [[gnu::always_inline]] inline void store4xn(const fast_requant& q, int co,
                                             const std::int32_t (&s)[8], std::uint8_t* o0,
-                                            std::uint8_t* o1) {
+                                            std::uint8_t* o1, long cs = 1) {
   if constexpr (Kind == 3) {
     for (int f = 0; f < 4; ++f) {
-      o0[co + f] = fast_one<3>(q, co + f, s[2 * f]);
-      if constexpr (Pixels == 2) o1[co + f] = fast_one<3>(q, co + f, s[2 * f + 1]);
+      const long at = ch_at<CM>(co + f, cs);
+      o0[at] = fast_one<3>(q, co + f, s[2 * f]);
+      if constexpr (Pixels == 2) o1[at] = fast_one<3>(q, co + f, s[2 * f + 1]);
     }
   } else {
     std::uint32_t t[8];
@@ -261,15 +278,17 @@ template <int Kind, int Pixels>
     }
     if (q.clip) {
       for (int f = 0; f < 4; ++f) {
-        o0[co + f] = static_cast<std::uint8_t>(fast_finish<Kind, true>(q, t[2 * f]));
+        const long at = ch_at<CM>(co + f, cs);
+        o0[at] = static_cast<std::uint8_t>(fast_finish<Kind, true>(q, t[2 * f]));
         if constexpr (Pixels == 2)
-          o1[co + f] = static_cast<std::uint8_t>(fast_finish<Kind, true>(q, t[2 * f + 1]));
+          o1[at] = static_cast<std::uint8_t>(fast_finish<Kind, true>(q, t[2 * f + 1]));
       }
     } else {
       for (int f = 0; f < 4; ++f) {
-        o0[co + f] = static_cast<std::uint8_t>(fast_finish<Kind, false>(q, t[2 * f]));
+        const long at = ch_at<CM>(co + f, cs);
+        o0[at] = static_cast<std::uint8_t>(fast_finish<Kind, false>(q, t[2 * f]));
         if constexpr (Pixels == 2)
-          o1[co + f] = static_cast<std::uint8_t>(fast_finish<Kind, false>(q, t[2 * f + 1]));
+          o1[at] = static_cast<std::uint8_t>(fast_finish<Kind, false>(q, t[2 * f + 1]));
       }
     }
   }
@@ -277,12 +296,14 @@ template <int Kind, int Pixels>
 
 /// The 4 x P block of fast kind `Kind` (0..2), final clip `Clip`, bias `Bias` and batch-norm
 /// `BN` whose parameters start at bp / kp / lp (unused when absent): s[P f + p] (filter f,
-/// pixel p) into o[p][f]. Each channel's parameters are loaded once for its P pixels.
-template <int Kind, bool Clip, bool Bias, bool BN, int P>
+/// pixel p) into o[p][f] (channel-major: o[p][f * cs]). Each channel's parameters are loaded
+/// once for its P pixels.
+template <int Kind, bool Clip, bool Bias, bool BN, int P, bool CM = false>
 [[gnu::always_inline]] inline void store4xp_at(const fast_requant& q,
                                                const std::int32_t (&s)[4 * P],
                                                std::uint8_t* const (&o)[P], const std::int32_t* bp,
-                                               const std::int32_t* kp, const std::int32_t* lp) {
+                                               const std::int32_t* kp, const std::int32_t* lp,
+                                               long cs = 1) {
   for (int f = 0; f < 4; ++f) {
     std::uint32_t t[P];
     for (int p = 0; p < P; ++p) t[p] = static_cast<std::uint32_t>(s[P * f + p]);
@@ -296,7 +317,7 @@ template <int Kind, bool Clip, bool Bias, bool BN, int P>
       for (auto& v : t) v = v * kf + lf;
     }
     for (int p = 0; p < P; ++p)
-      o[p][f] = static_cast<std::uint8_t>(fast_finish<Kind, Clip>(q, t[p]));
+      o[p][ch_at<CM>(f, cs)] = static_cast<std::uint8_t>(fast_finish<Kind, Clip>(q, t[p]));
   }
 }
 
@@ -312,35 +333,38 @@ inline constexpr bool quad_fused = false;
 #endif
 
 /// The 4 x 4 block of a single-row kernel read in place (see mm4x4_row), requantized like
-/// store4xp_at into o.o + p * o.oc + f for pixel p, filter f.
-template <int Kind, bool Clip, bool Bias, bool BN>
+/// store4xp_at into o.o + p * o.oc + f for pixel p, filter f (channel-major: + f * o.cs).
+template <int Kind, bool Clip, bool Bias, bool BN, bool CM = false>
 [[gnu::always_inline]] inline void mm4x4_block(const std::uint8_t* a, const quad_steps& g,
                                                const std::int8_t* w, const fast_requant& q,
                                                const quad_out& o) {
   std::int32_t s[16];
   mm4x4_row(a, g, w, s);
   std::uint8_t* const out[4] = {o.o, o.o + o.oc, o.o + 2 * o.oc, o.o + 3 * o.oc};
-  store4xp_at<Kind, Clip, Bias, BN, 4>(q, s, out, o.bias, o.kappa, o.lambda);
+  store4xp_at<Kind, Clip, Bias, BN, 4, CM>(q, s, out, o.bias, o.kappa, o.lambda, o.cs);
 }
 
 /// `nq` >= 1 groups of 4 pixels, group j's from a + j * 4 g.ps with its outputs from
 /// o.o + j * 4 o.oc, each against `nb` >= 1 blocks of 4 filters from `w` (4 g.k bytes apart),
-/// block i's outputs and parameters at + 4 i (o.o, o.bias, ...); `q` and `o` hold the same
-/// plan (kind 0 fused: see quad_fused). On CORE-V (quad_fused) one assembly statement runs a
-/// group's blocks; it needs rows of 2 words or more (g.words >= 2: the callers send rows of
-/// one word to the 4 x 2 blocks).
-template <int Kind, bool Clip, bool Bias, bool BN>
+/// block i's parameters at + 4 i (o.bias, ...) and outputs at o.o + 4 i (channel-major:
+/// + 4 i o.cs); `q` and `o` hold the same plan (kind 0 fused: see quad_fused). On CORE-V
+/// (quad_fused) one assembly statement runs a group's blocks; it needs rows of 2 words or more
+/// (g.words >= 2: the callers send rows of one word to the 4 x 2 blocks).
+template <int Kind, bool Clip, bool Bias, bool BN, bool CM = false>
 [[gnu::always_inline]] inline void mm4x4_blocks(const std::uint8_t* a, const quad_steps& g,
                                                 const std::int8_t* w, const fast_requant& q,
                                                 const quad_out& o, int nb, int nq) {
   const long pixels = 4 * g.ps, outs = 4 * o.oc;
 #if defined(CTILE_KERNELS_ISA_COREV) && defined(__OPTIMIZE__)
   (void)q;
-  quad_run r{a,       g.ps, g.k,  g.ba,         g.bw, g.words - 1, nb,     o.t_hi,  o.mul,
-             o.shift, o.hi, o.oc, 4 - 3 * o.oc, w,    o.o,         o.bias, o.kappa, o.lambda};
+  // The packed stores' steps: HWC, pixel to pixel (oc), then back to the next block's pixel 0;
+  // channel-major, channel to channel (cs) throughout.
+  const long step = CM ? o.cs : o.oc, last = CM ? o.cs : 4 - 3 * o.oc;
+  quad_run r{a,       g.ps, g.k,  g.ba, g.bw, g.words - 1, nb,     o.t_hi,  o.mul,
+             o.shift, o.hi, step, last, w,    o.o,         o.bias, o.kappa, o.lambda};
   std::uint8_t* out = o.o;
   for (int j = nq; j != 0; --j) {
-    isa::mm4x4_run<Kind, Clip, Bias, BN>(r);
+    isa::mm4x4_run<Kind, Clip, Bias, BN, CM>(r);
     r.a += pixels;
     out += outs;
     r.w = w, r.o = out, r.bias = o.bias, r.kappa = o.kappa, r.lambda = o.lambda;
@@ -351,9 +375,9 @@ template <int Kind, bool Clip, bool Bias, bool BN>
     b.o += j * outs;
     const std::int8_t* f = w;
     for (int i = nb; i != 0; --i) {
-      mm4x4_block<Kind, Clip, Bias, BN>(a + j * pixels, g, f, q, b);
+      mm4x4_block<Kind, Clip, Bias, BN, CM>(a + j * pixels, g, f, q, b);
       f += 4 * g.k;
-      b.o += 4;
+      b.o += ch_at<CM>(4, o.cs);
       if constexpr (Bias) b.bias += 4;
       if constexpr (BN) b.kappa += 4, b.lambda += 4;
     }
@@ -362,13 +386,13 @@ template <int Kind, bool Clip, bool Bias, bool BN>
 }
 
 /// The 4 x 2 block: s[2 f + p] into q0[0..3] / q1[0..3] (see store4xp_at).
-template <int Kind, bool Clip, bool Bias, bool BN>
+template <int Kind, bool Clip, bool Bias, bool BN, bool CM = false>
 [[gnu::always_inline]] inline void store4x2_at(const fast_requant& q, const std::int32_t (&s)[8],
                                                std::uint8_t* q0, std::uint8_t* q1,
                                                const std::int32_t* bp, const std::int32_t* kp,
-                                               const std::int32_t* lp) {
+                                               const std::int32_t* lp, long cs = 1) {
   std::uint8_t* const o[2] = {q0, q1};
-  store4xp_at<Kind, Clip, Bias, BN, 2>(q, s, o, bp, kp, lp);
+  store4xp_at<Kind, Clip, Bias, BN, 2, CM>(q, s, o, bp, kp, lp, cs);
 }
 
 }  // namespace ctile::kernels::atoms
