@@ -67,18 +67,19 @@ struct layer_check {
 
 template <network_type Net>
 std::int64_t compare(std::span<const std::int32_t> want, const std::uint8_t* got, std::size_t i,
-                     layer_check& c) {
+                     layer_check& c, bool chw) {
   const layer& l = Net::layers[i];
   c.mismatches = 0;
   for (std::size_t k = 0; k < want.size(); ++k) {
+    const std::size_t at = schedule::output_element(l, chw, k);  // got: HWC, or CHW
     std::int32_t v;
     if (l.output() == output_kind::i32) {
       std::uint32_t u = 0;
       for (int b = 0; b < 4; ++b)
-        u |= std::uint32_t{got[4 * k + static_cast<std::size_t>(b)]} << (8 * b);
+        u |= std::uint32_t{got[4 * at + static_cast<std::size_t>(b)]} << (8 * b);
       v = static_cast<std::int32_t>(u);
     } else {
-      v = got[k];
+      v = got[at];
     }
     const std::int64_t d = v > want[k] ? std::int64_t{v} - want[k] : std::int64_t{want[k]} - v;
     if (d != 0) ++c.mismatches;
@@ -121,12 +122,12 @@ void print_table(const layer_check* checks) {
 
 /// Does nothing with a layer's output (the default extra check of run_network).
 struct no_extra_check {
-  void operator()(std::size_t, const std::uint8_t*) const {}
+  void operator()(std::size_t, const std::uint8_t*, bool) const {}
 };
 
 /// Runs network `Net` planned for `Plat` on the given constant data and input and checks every
-/// layer against the reference; `extra(i, bytes)` also sees each layer's output as the
-/// executor wrote it (int32 outputs little-endian). Returns 0 when every layer is bit-exact.
+/// layer against the reference; `extra(i, bytes, chw)` also sees each layer's output as the
+/// executor wrote it (int32 outputs little-endian; channel-major when `chw`, else HWC). Returns 0 when every layer is bit-exact.
 template <network_type Net, platform Plat, class Extra = no_extra_check>
 int run_network(const char* title, const typename Net::params& params,
                 std::span<const std::uint8_t> input, Extra extra = {}) {
@@ -141,8 +142,8 @@ int run_network(const char* title, const typename Net::params& params,
   const auto hook = [&](const schedule::layer_output& o, const std::uint8_t* l3) {
     const auto i = static_cast<std::size_t>(o.index);
     const std::uint8_t* got = o.l2 != nullptr ? o.l2 : l3 + o.l3_offset;
-    compare<Net>(expected.of(i), got, i, checks[i]);
-    extra(i, got);
+    compare<Net>(expected.of(i), got, i, checks[i], o.chw);
+    extra(i, got, o.chw);
   };
 
 #if defined(__riscv)

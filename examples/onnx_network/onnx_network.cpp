@@ -40,8 +40,10 @@ constexpr auto tensor_of = [] {
   return t;
 }();
 
-/// Layer `i`'s value at HWC index `k`, as the executor wrote it.
-std::int32_t value_at(std::size_t i, const std::uint8_t* got, std::size_t k) {
+/// Layer `i`'s value at HWC index `k`, as the executor wrote it (`stored_chw`: the plan
+/// kept the output channel-major).
+std::int32_t value_at(std::size_t i, const std::uint8_t* got, std::size_t hwc, bool stored_chw) {
+  const std::size_t k = ctile::schedule::output_element(Net::layers[i], stored_chw, hwc);
   if (Net::layers[i].output() != ctile::output_kind::i32) return got[k];
   std::uint32_t u = 0;
   for (int b = 0; b < 4; ++b)
@@ -51,7 +53,8 @@ std::int32_t value_at(std::size_t i, const std::uint8_t* got, std::size_t k) {
 
 /// Mismatches of layer `i`'s output against golden tensor `g`, reading the golden values in
 /// CHW order when `chw`.
-std::size_t mismatches(std::size_t i, const std::uint8_t* got, const auto& g, bool chw) {
+std::size_t mismatches(std::size_t i, const std::uint8_t* got, bool stored_chw, const auto& g,
+                       bool chw) {
   const ctile::shape s = Net::layers[i].out;
   std::size_t bad = 0;
   for (int y = 0; y < s.h; ++y)
@@ -60,7 +63,7 @@ std::size_t mismatches(std::size_t i, const std::uint8_t* got, const auto& g, bo
         const auto hwc = static_cast<std::size_t>((y * s.w + x) * s.c + c);
         const auto at = chw ? static_cast<std::size_t>((c * s.h + y) * s.w + x) : hwc;
         const std::int32_t want = g.u8 != nullptr ? std::int32_t{g.u8[at]} : g.i32[at];
-        bad += value_at(i, got, hwc) != want;
+        bad += value_at(i, got, hwc, stored_chw) != want;
       }
   return bad;
 }
@@ -69,7 +72,7 @@ std::size_t mismatches(std::size_t i, const std::uint8_t* got, const auto& g, bo
 
 int main() {
   int exact = 0, seen = 0;
-  const auto against_golden = [&](std::size_t i, const std::uint8_t* got) {
+  const auto against_golden = [&](std::size_t i, const std::uint8_t* got, bool stored_chw) {
     const int t = tensor_of[i];
     if (t < 0) return;
     const auto& g = tensors[static_cast<std::size_t>(t)];
@@ -80,9 +83,9 @@ int main() {
                   g.k, g.count, static_cast<long long>(s.elements()));
       return;
     }
-    std::size_t bad = mismatches(i, got, g, false);
+    std::size_t bad = mismatches(i, got, stored_chw, g, false);
     if (bad != 0 && s.c > 1 && s.h * s.w > 1) {
-      const std::size_t in_chw = mismatches(i, got, g, true);
+      const std::size_t in_chw = mismatches(i, got, stored_chw, g, true);
       bad = in_chw < bad ? in_chw : bad;
     }
     if (bad == 0) {

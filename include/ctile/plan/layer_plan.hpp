@@ -83,6 +83,12 @@ struct layer_plan {
   std::int64_t score = 0;             ///< the objective's value (cycles, or DORY's score)
   objective goal = objective::model;  ///< the objective it was chosen by
   int max_tile_h = 0;                 ///< the row-tile cap it was planned with (0: none)
+  /// The output tensor is kept channel-major (CHW) in L2, for a depthwise layer that reads it
+  /// (set by the network plan: choose_channel_major).
+  bool out_chw = false;
+  /// The input tensor is channel-major in L2 (a depthwise layer whose producer stores CHW): an
+  /// input tile is one command instead of one per channel.
+  bool in_chw = false;
   friend constexpr bool operator==(const layer_plan&, const layer_plan&) = default;
 
   [[nodiscard]] constexpr std::int64_t tiles() const { return std::int64_t{n_h} * n_w * n_c * n_k; }

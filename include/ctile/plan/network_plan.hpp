@@ -418,6 +418,35 @@ constexpr int first_source_out_of_order(std::span<const layer> ls) {
   return -1;
 }
 
+/// Which depthwise inputs stay channel-major (CHW) in L2, written so by their producer: the
+/// depthwise kernel reads its input tile CHW, so an HWC input is marshalled channel by channel
+/// (one command per channel of every tile) while a CHW one is one command per tile. A tensor
+/// qualifies when a standard or pointwise convolution with 8-bit outputs produces it, the
+/// depthwise layer is its only reader, it never goes to L3 (neither written out by row
+/// stripes nor read back so), and both layers cut it in whole-width tiles (so that each tile's
+/// store and load is one 2-D command of whole rows per channel).
+constexpr void choose_channel_major(std::span<const layer> ls, std::span<layer_plan> plans,
+                                    std::span<const layer_l2> l2) {
+  const auto n = ls.size();
+  for (auto& pl : plans) pl.out_chw = pl.in_chw = false;
+  for (std::size_t j = 0; j < n; ++j) {
+    const layer& d = ls[j];
+    if (d.kind != op::depthwise || d.src[0] < 0) continue;
+    const auto i = static_cast<std::size_t>(d.src[0]);
+    const layer& pr = ls[i];
+    if (pr.kind != op::conv || pr.output_bytes_per_element() != 1) continue;
+    int readers = 0;
+    for (std::size_t k = 0; k < n; ++k)
+      for (int s = 0; s < ls[k].inputs(); ++s) readers += ls[k].src[s] == static_cast<int>(i);
+    if (readers != 1 || i + 1 == n) continue;
+    if (l2[i].l3_y >= 0 || plans[i].l3.y || plans[j].l3.x) continue;
+    if (plans[i].n_w != 1 || plans[j].n_w != 1) continue;
+    plans[i].out_chw = true;
+    plans[j].in_chw = true;
+  }
+}
+
+
 /// Completes a network's plan from its layers' L1 plans: decides where weights live, runs the
 /// L3 cascade per layer, lays the L2 arena out as a bidirectional stack (each layer's output
 /// on the side opposite its input, the next layer's weights prefetched above it, residual
@@ -583,6 +612,7 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
     s.needs = peak;
     s.budget = budget;
   }
+  choose_channel_major(ls, plans, l2);
   for (int i = 0; i < n; ++i) {
     s.cycles += plans[static_cast<std::size_t>(i)].cycles;
     s.macs += plans[static_cast<std::size_t>(i)].macs;
@@ -763,6 +793,7 @@ constexpr network_summary finish_network_imported(std::span<const layer> ls, con
   s.dory_bound = st.dory;
   if (st.over_step >= 0)
     return fail(st.over_step, C::l2_stack_exceeds_budget, st.over_bytes, budget);
+  choose_channel_major(ls, plans, l2);
   for (int i = 0; i < n; ++i) {
     s.cycles += plans[static_cast<std::size_t>(i)].cycles;
     s.macs += plans[static_cast<std::size_t>(i)].macs;

@@ -37,14 +37,18 @@ struct axis_entry {
   int pad_lo = 0, pad_hi = 0;
 };
 
-/// The per-axis tables of a conv layer `L` planned as `P`.
+/// The per-axis tables of a conv layer `L` planned as `P`. Offsets are in the tensors' L2
+/// layouts: HWC, or CHW for a tensor the plan keeps channel-major (P.in_chw, P.out_chw: a
+/// pixel is then one byte of a channel's plane, `in_plane` / `out_plane` bytes long).
 template <layer L, layer_plan P>
 struct tables {
-  static constexpr int in_pixel = L.in.c;
-  static constexpr int in_row = L.in.w * L.in.c;
+  static constexpr int in_pixel = P.in_chw ? 1 : L.in.c;
+  static constexpr int in_row = L.in.w * in_pixel;
+  static constexpr int in_plane = L.in.h * L.in.w;
   static constexpr int eb = L.output_bytes_per_element();
-  static constexpr int out_pixel = L.out.c * eb;
+  static constexpr int out_pixel = P.out_chw ? 1 : L.out.c * eb;
   static constexpr int out_row = L.out.w * out_pixel;
+  static constexpr int out_plane = L.out.h * L.out.w;
 
   static constexpr std::array<axis_entry, static_cast<std::size_t>(P.n_h)> rows = [] {
     std::array<axis_entry, static_cast<std::size_t>(P.n_h)> t{};
@@ -144,8 +148,10 @@ constexpr command_shapes shapes_of(const hal::dma_limits& lim) {
         // A depthwise input is marshalled channel by channel (make_chw_job), not one command;
         // a pool or an add reads the channel tile's bytes of each pixel, a convolution every
         // channel.
+        // A channel-major (CHW) tensor's box: the channels' planes, each the tile's rows.
         const one_command in =
-            L.kind == op::depthwise
+            P.in_chw ? box_command(cn, ty.in_size, tx.in_size, T::in_row, T::in_plane, lim)
+            : L.kind == op::depthwise
                 ? one_command{true, {0, 0, 1, 0, 0}}
                 : box_command(ty.in_size, tx.in_size, channel_input(L) ? cn : T::in_pixel,
                               T::in_pixel, T::in_row, lim);
@@ -153,7 +159,9 @@ constexpr command_shapes shapes_of(const hal::dma_limits& lim) {
         s.in_1d = s.in_1d && !in.p.is_2d();
         s.in_2d = s.in_2d && in.p.is_2d();
         const one_command out =
-            box_command(ty.out_size, tx.out_size, cn * T::eb, T::out_pixel, T::out_row, lim);
+            P.out_chw
+                ? box_command(cn, ty.out_size, tx.out_size, T::out_row, T::out_plane, lim)
+                : box_command(ty.out_size, tx.out_size, cn * T::eb, T::out_pixel, T::out_row, lim);
         s.single = s.single && out.ok;
         s.out_1d = s.out_1d && !out.p.is_2d();
         s.out_2d = s.out_2d && out.p.is_2d();
@@ -167,16 +175,31 @@ constexpr command_shapes shapes_of(const hal::dma_limits& lim) {
       for (int ic = 0; ic < P.n_c; ++ic) {
         const int cn = L.out.c - ic * P.tile_c < P.tile_c ? L.out.c - ic * P.tile_c : P.tile_c;
         const int chunk = channel_input(L) ? cn : T::in_pixel;
-        s.single = s.single &&
-                   (L.kind == op::depthwise ||
-                    box_piece(s.in_mode(), !channel_input(L) || P.tile_c >= L.in.c, ty.in_size,
-                              tx.in_size, chunk, T::in_pixel, T::in_row) ==
-                        box_command(ty.in_size, tx.in_size, chunk, T::in_pixel, T::in_row, lim).p);
-        const one_command out =
-            box_command(ty.out_size, tx.out_size, cn * T::eb, T::out_pixel, T::out_row, lim);
-        s.single =
-            s.single && box_piece(s.out_mode(), P.tile_c >= L.out.c, ty.out_size, tx.out_size,
-                                  cn * T::eb, T::out_pixel, T::out_row) == out.p;
+        if constexpr (P.in_chw) {
+          s.single = s.single &&
+                     box_piece(s.in_mode(), P.n_w == 1, cn, ty.in_size, tx.in_size, T::in_row,
+                               T::in_plane) ==
+                         box_command(cn, ty.in_size, tx.in_size, T::in_row, T::in_plane, lim).p;
+        } else {
+          s.single =
+              s.single &&
+              (L.kind == op::depthwise ||
+               box_piece(s.in_mode(), !channel_input(L) || P.tile_c >= L.in.c, ty.in_size,
+                         tx.in_size, chunk, T::in_pixel, T::in_row) ==
+                   box_command(ty.in_size, tx.in_size, chunk, T::in_pixel, T::in_row, lim).p);
+        }
+        if constexpr (P.out_chw) {
+          s.single = s.single &&
+                     box_piece(s.out_mode(), P.n_w == 1, cn, ty.out_size, tx.out_size, T::out_row,
+                               T::out_plane) ==
+                         box_command(cn, ty.out_size, tx.out_size, T::out_row, T::out_plane, lim).p;
+        } else {
+          const one_command out =
+              box_command(ty.out_size, tx.out_size, cn * T::eb, T::out_pixel, T::out_row, lim);
+          s.single =
+              s.single && box_piece(s.out_mode(), P.tile_c >= L.out.c, ty.out_size, tx.out_size,
+                                    cn * T::eb, T::out_pixel, T::out_row) == out.p;
+        }
       }
     }
   }
@@ -253,7 +276,8 @@ template <layer L, layer_plan P, bool XAlt, class Env>
   constexpr kl_offsets klo = kl_layout(L, P.tile_c);
   constexpr int nx = P.n_w;
   constexpr bool dw = L.kind == op::depthwise;
-  constexpr bool pool = channel_input(L);  // or an add
+  constexpr bool marshal = dw && !P.in_chw;  // an HWC depthwise input, marshalled to CHW
+  constexpr bool pool = channel_input(L);    // or an add
   constexpr bool add = L.kind == op::add;
   constexpr bool per_c = dw || pool;  // the input depends on the channel tile
   E& dma = env.dma;
@@ -298,7 +322,7 @@ template <layer L, layer_plan P, bool XAlt, class Env>
                            ty.in_size, tx.in_size, T::in_pixel, T::in_row);
   };
   const auto load_x = [&](int iy, int ix, [[maybe_unused]] int ic, int b) CTILE_INLINE {
-    if constexpr (dw) {  // programmed by the cores, each its share of the channels
+    if constexpr (marshal) {  // programmed by the cores, each its share of the channels
       const chw_job j = chw_of(iy, ix, ic, b);
       env.cluster.fork(env.cores(),
                        [&](int core) { program_chw_share(dma, env.cluster, xc[b], j, core); });
@@ -306,7 +330,15 @@ template <layer L, layer_plan P, bool XAlt, class Env>
     }
     const axis_entry& ty = row_of(iy);
     const axis_entry& tx = col_of(ix);
-    if constexpr (pool) {  // the channel tile's bytes of each pixel (of each input of an add)
+    if constexpr (dw) {  // kept CHW in L2: the channel tile's planes, one command
+      const int c0 = ic * P.tile_c;
+      const int cn = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
+      const dma_piece c = box_piece(S.in_mode(), P.n_w == 1, cn, ty.in_size, tx.in_size,
+                                    T::in_row, T::in_plane);
+      start_one<S.in_mode()>(
+          dma, xs[b], dma_dir::l2_to_l1, c, l1 + P.l1.x[b],
+          const_cast<std::uint8_t*>(v.x + (x_bias + c0 * T::in_plane + ty.in_off + tx.in_off)));
+    } else if constexpr (pool) {  // the channel tile's bytes of each pixel (of each input of an add)
       const int c0 = ic * P.tile_c;
       const int cn = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
       const dma_piece c = box_piece(S.in_mode(), P.tile_c >= L.in.c, ty.in_size, tx.in_size,
@@ -359,8 +391,9 @@ template <layer L, layer_plan P, bool XAlt, class Env>
   a.cores = env.cores();
   a.split = P.split;
   a.c_in = L.in.c;
+  a.out_chw = P.out_chw;
   const auto wait_x = [&](int b) CTILE_INLINE {
-    if constexpr (dw) {
+    if constexpr (marshal) {
       for (auto& s : xc[b]) s.wait(dma);
     } else {
       xs[b].wait(dma);
@@ -400,7 +433,7 @@ template <layer L, layer_plan P, bool XAlt, class Env>
     const int c0 = ic * P.tile_c;
     a.c_out = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
     if constexpr (L.has_weights()) point_weights<L, P>(a, l1, wb, a.c_out);
-    c_off = c0 * T::eb;
+    c_off = P.out_chw ? c0 * T::out_plane : c0 * T::eb;
     c_bytes = a.c_out * T::eb;
     if constexpr (per_c) a.c_in = a.c_out;
   };
@@ -434,7 +467,7 @@ template <layer L, layer_plan P, bool XAlt, class Env>
     if constexpr (XAlt) {
       wait_x(xb);
       if (left > 1) {
-        if constexpr (dw) {
+        if constexpr (marshal) {
           next_job = chw_of(niy, nix, nix == 0 && niy == iy0 ? ic + 1 : ic, 1 - xb);
           next = &next_job;
         } else {
@@ -455,7 +488,7 @@ template <layer L, layer_plan P, bool XAlt, class Env>
       [[maybe_unused]] auto reading = env.reading(a.in, a.h_in * a.w_in * a.c_in);
       [[maybe_unused]] auto reading2 = env.reading(a.in2, add ? a.h_in * a.w_in * a.c_in : 0);
       [[maybe_unused]] auto writing = env.writing(a.out, a.h_out * a.w_out * a.c_out * T::eb);
-      if constexpr (dw) {
+      if constexpr (marshal) {
         auto& next_slots = xc[1 - xb];
         env.cluster.fork(a.cores, [&](int core) {
           if (next != nullptr) program_chw_share(dma, env.cluster, next_slots, *next, core);
@@ -469,8 +502,11 @@ template <layer L, layer_plan P, bool XAlt, class Env>
     }
     const axis_entry& ty = row_of(iy);
     const axis_entry& tx = col_of(ix);
-    const dma_piece c = box_piece(S.out_mode(), P.tile_c >= L.out.c, ty.out_size, tx.out_size,
-                                  P.n_c == 1 ? L.out.c * T::eb : c_bytes, T::out_pixel, T::out_row);
+    const dma_piece c =
+        P.out_chw ? box_piece(S.out_mode(), P.n_w == 1, a.c_out, ty.out_size, tx.out_size,
+                              T::out_row, T::out_plane)
+                  : box_piece(S.out_mode(), P.tile_c >= L.out.c, ty.out_size, tx.out_size,
+                              P.n_c == 1 ? L.out.c * T::eb : c_bytes, T::out_pixel, T::out_row);
     start_one<S.out_mode()>(dma, ys[yb], dma_dir::l1_to_l2, c, l1 + P.l1.y[yb],
                             v.y + (y_bias + ty.out_off + tx.out_off + c_off));
     if (--left == 0) return false;

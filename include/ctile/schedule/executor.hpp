@@ -22,13 +22,24 @@
 namespace ctile::schedule {
 
 /// What a per-layer hook receives: the layer's index and where its whole output is, in L2
-/// (`l2`, non-null) or, when the plan streamed it out by row stripes, in L3 at `l3_offset`.
+/// (`l2`, non-null) or, when the plan streamed it out by row stripes, in L3 at `l3_offset`;
+/// `chw`: the plan keeps it channel-major (for the depthwise layer that reads it), else HWC.
 struct layer_output {
   int index = 0;
   const std::uint8_t* l2 = nullptr;
   std::int64_t l3_offset = -1;
   std::int64_t bytes = 0;
+  bool chw = false;
 };
+
+/// Where element `k` of layer `l`'s output in HWC order (pixel k / c, channel k % c) is, in
+/// elements from the start of the output as the plan stores it (`chw`: channel-major).
+constexpr std::size_t output_element(const layer& l, bool chw, std::size_t k) {
+  if (!chw) return k;
+  const auto c = static_cast<std::size_t>(l.out.c);
+  const auto plane = static_cast<std::size_t>(l.out.h) * static_cast<std::size_t>(l.out.w);
+  return (k % c) * plane + k / c;
+}
 
 /// The default hook: does nothing, and the executor emits nothing for it.
 struct no_hook {
@@ -308,10 +319,11 @@ void run_network(Env& env, M& l3, const plan_view& v, std::span<const kernels::r
     run_layer(l3, c, l2, prefetch,
               [&](const l2_operands& ops) { tiles(i, env, l, v.plans[i], c.quant, ops, l1); });
     if constexpr (hooked) {
+      const bool chw = v.plans[i].out_chw;
       if (s.l3_y >= 0)
-        hook(layer_output{static_cast<int>(i), nullptr, s.l3_y, l.output_bytes()});
+        hook(layer_output{static_cast<int>(i), nullptr, s.l3_y, l.output_bytes(), chw});
       else
-        hook(layer_output{static_cast<int>(i), l2 + s.y.offset, -1, l.output_bytes()});
+        hook(layer_output{static_cast<int>(i), l2 + s.y.offset, -1, l.output_bytes(), chw});
     }
   }
   prefetch.wait(l3);

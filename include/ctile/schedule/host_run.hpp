@@ -30,15 +30,17 @@ struct host_run_result {
 };
 
 /// The values of a layer's output at `p` (u8 activations, or int32 logits).
-inline std::vector<std::int32_t> read_output(const layer& l, const std::uint8_t* p) {
+inline std::vector<std::int32_t> read_output(const layer& l, const std::uint8_t* p,
+                                             bool chw = false) {
   std::vector<std::int32_t> v(static_cast<std::size_t>(l.out.elements()));
   for (std::size_t k = 0; k < v.size(); ++k) {
+    const std::size_t at = output_element(l, chw, k);
     if (l.output() == output_kind::i32) {
       std::int32_t x;
-      std::memcpy(&x, p + 4 * k, 4);
+      std::memcpy(&x, p + 4 * at, 4);
       v[k] = x;
     } else {
-      v[k] = p[k];
+      v[k] = p[at];
     }
   }
   return v;
@@ -75,7 +77,8 @@ host_run_result run_on_host(const plan_view& v, int l1_bytes, int l2_bytes, std:
       env, l3, v, quant, reinterpret_cast<std::uint8_t*>(l1.data()), l2p,
       [&](const layer_output& out) {
         const auto i = static_cast<std::size_t>(out.index);
-        r.outputs[i] = read_output(v.layers[i], out.l2 != nullptr ? out.l2 : l3p + out.l3_offset);
+        r.outputs[i] =
+            read_output(v.layers[i], out.l2 != nullptr ? out.l2 : l3p + out.l3_offset, out.chw);
       },
       tiles);
   mem.finish();

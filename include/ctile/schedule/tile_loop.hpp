@@ -463,7 +463,10 @@ template <class Env>
   using hal::dma_dir;
   E& dma = env.dma;
   const kernels::kernel_kind kk = kernels::kind_of(L);
-  const bool chw_input = L.kind == op::depthwise;
+  // A depthwise input in HWC is marshalled to CHW; one the plan keeps CHW in L2 (P.in_chw) is
+  // copied as it is. A layer with P.out_chw stores its output tiles CHW.
+  const bool chw_input = L.kind == op::depthwise && !P.in_chw;
+  const int in_plane = L.in.h * L.in.w, out_plane = L.out.h * L.out.w;
   const bool channelwise = L.kind != op::conv && L.kind != op::linear;
   const int ebytes = L.output_bytes_per_element();
   const shape tile{P.tile_h, P.tile_w, P.tile_c};
@@ -528,6 +531,14 @@ template <class Env>
                        [&](int core) { program_chw_share(dma, env.cluster, xc[b], j, core); });
       return;
     }
+    if (P.in_chw) {  // CHW in L2: the channels' planes, each the tile's rows and columns
+      const std::size_t at = static_cast<std::size_t>(r.cin_begin) * in_plane +
+                             static_cast<std::size_t>(r.y.in_begin - v.x_row0) * L.in.w +
+                             static_cast<std::size_t>(r.x.in_begin);
+      copy_box(dma, xs[b], dma_dir::l2_to_l1, l1 + P.l1.x[b], v.x + at, r.cin_size, r.y.in_size,
+               r.x.in_size, L.in.w, in_plane);
+      return;
+    }
     copy_box(dma, xs[b], dma_dir::l2_to_l1, l1 + P.l1.x[b], v.x + origin, r.y.in_size, r.x.in_size,
              r.cin_size, pixel, row);
     if (L.kind == op::add)
@@ -562,6 +573,7 @@ template <class Env>
   a.scratch = l1 + P.l1.scratch;
   a.cores = env.cores();
   a.split = P.split;
+  a.out_chw = P.out_chw;
   // The kernel's parameters: those in weight buffer `b` (set when the buffer changes).
   const auto point_w = [&](int b) CTILE_INLINE {
     if (!L.has_weights() || w_key_in[b] < 0) return;
@@ -649,12 +661,21 @@ template <class Env>
       });
     }
     // Send the tile's output to L2.
-    const int pixel = L.out.c * ebytes;
-    const std::size_t dst = static_cast<std::size_t>(r.y.out_begin - v.y_row0) * L.out.w * pixel +
-                            static_cast<std::size_t>(r.x.out_begin) * pixel +
-                            static_cast<std::size_t>(r.c_begin) * ebytes;
-    copy_box(dma, ys[yb], dma_dir::l1_to_l2, l1 + P.l1.y[yb], v.y + dst, r.y.out_size, r.x.out_size,
-             r.c_size * ebytes, pixel, L.out.w * pixel);
+    if (P.out_chw) {  // each channel's plane of the tile (8-bit outputs)
+      const std::size_t dst = static_cast<std::size_t>(r.c_begin) * out_plane +
+                              static_cast<std::size_t>(r.y.out_begin - v.y_row0) * L.out.w +
+                              static_cast<std::size_t>(r.x.out_begin);
+      copy_box(dma, ys[yb], dma_dir::l1_to_l2, l1 + P.l1.y[yb], v.y + dst, r.c_size,
+               r.y.out_size, r.x.out_size, L.out.w, out_plane);
+    } else {
+      const int pixel = L.out.c * ebytes;
+      const std::size_t dst =
+          static_cast<std::size_t>(r.y.out_begin - v.y_row0) * L.out.w * pixel +
+          static_cast<std::size_t>(r.x.out_begin) * pixel +
+          static_cast<std::size_t>(r.c_begin) * ebytes;
+      copy_box(dma, ys[yb], dma_dir::l1_to_l2, l1 + P.l1.y[yb], v.y + dst, r.y.out_size,
+               r.x.out_size, r.c_size * ebytes, pixel, L.out.w * pixel);
+    }
     if (y_dual) yb = 1 - yb;
     c = n;
     tile_region* const done = rp;
