@@ -99,7 +99,9 @@ void print_table(const layer_check* checks) {
     const layer_plan& p = E::plan.layers[i];
     char in[24], out[24], tile[24], tiles[24];
     std::snprintf(in, sizeof in, "%dx%dx%d", l.in.h, l.in.w, l.in.c);
-    std::snprintf(out, sizeof out, "%dx%dx%d", l.out.h, l.out.w, l.out.c);
+    // A tensor the plan keeps channel-major in L2 (for the depthwise layer that reads it).
+    std::snprintf(out, sizeof out, "%dx%dx%d%s", l.out.h, l.out.w, l.out.c,
+                  p.out_chw ? " chw" : "");
     std::snprintf(tile, sizeof tile, "%dx%dx%d", p.tile_h, p.tile_w, p.tile_c);
     std::snprintf(tiles, sizeof tiles, "%dx%dx%d", p.n_h, p.n_w, p.n_c);
     const double mpc =
