@@ -1,7 +1,7 @@
 // 3x3 convolution on one L1 tile, one core: output 24 x 4 x 32, input 32 channels (an inner
 // tile: 26 x 6 x 32, no padding), batch-norm and exact requantization; pointwise 1x1 on the
 // same output tile when built with BENCH_POINTWISE (with BENCH_DEEP: 256 input channels, with
-// BENCH_C64: 64).
+// BENCH_C64: 64; with BENCH_CHW as well, the output stored channel-major).
 #include "common.hpp"
 
 using namespace bench;
@@ -10,6 +10,9 @@ namespace {
 #if defined(BENCH_POINTWISE) && defined(BENCH_DEEP)
 constexpr int KH = 1, KW = 1;
 constexpr const char* kName = "pointwise_c256";
+#elif defined(BENCH_POINTWISE) && defined(BENCH_C64) && defined(BENCH_CHW)
+constexpr int KH = 1, KW = 1;
+constexpr const char* kName = "pointwise_c64_chw";
 #elif defined(BENCH_POINTWISE) && defined(BENCH_C64)
 constexpr int KH = 1, KW = 1;
 constexpr const char* kName = "pointwise_c64";
@@ -26,6 +29,11 @@ constexpr int OH = 24, OW = 4, CO = 32, CI = 256;
 constexpr int OH = 24, OW = 4, CO = 32, CI = 64;
 #else
 constexpr int OH = 24, OW = 4, CO = 32, CI = 32;
+#endif
+#if defined(BENCH_CHW)
+constexpr bool kChw = true;
+#else
+constexpr bool kChw = false;
 #endif
 constexpr int IH = OH + KH - 1, IW = OW + KW - 1, K = KH * KW * CI;
 alignas(4) std::uint8_t in[IH * IW * CI];
@@ -50,7 +58,8 @@ int main() {
             for (int ci = 0; ci < CI; ++ci)
               acc += in[((oy + ky) * IW + ox + kx) * CI + ci] *
                      w[((co * KH + ky) * KW + kx) * CI + ci];
-        want[(oy * OW + ox) * CO + co] = apply(q, batchnorm(acc, kappa[co], lambda[co]));
+        want[kChw ? (co * OH + oy) * OW + ox : (oy * OW + ox) * CO + co] =
+            apply(q, batchnorm(acc, kappa[co], lambda[co]));
       }
   tile_args a;
   a.in = in, a.h_in = IH, a.w_in = IW, a.c_in = CI;
@@ -59,6 +68,7 @@ int main() {
   a.weights = w, a.kappa = kappa, a.lambda = lambda;
   a.quant = plan_requant(q, range_of(w, CO, K, nullptr, kappa, lambda));
   a.scratch = scratch;
+  a.out_chw = kChw;
   return timed(kName, std::uint64_t{OH} * OW * CO * K,
                KH == 1 ? kernel_kind::pointwise : kernel_kind::conv, a, out, want, OH * OW * CO);
 }
