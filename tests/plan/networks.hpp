@@ -45,7 +45,8 @@ struct planned {
 inline planned plan_at_run_time(std::span<const layer> ls, const platform& p, objective o) {
   planned r;
   r.layers.assign(ls.begin(), ls.end());
-  for (const layer& l : ls) r.plans.push_back(plan_layer(l, p, o));
+  r.plans.resize(ls.size());
+  plan_layers(r.layers, p, o, r.plans);
   r.l2.resize(ls.size());
   r.summary = finish_network(r.layers, p, r.plans, r.l2);
   return r;

@@ -177,3 +177,48 @@ TEST(PlanLayout, ResidualThroughL3) {
 }
 
 }  // namespace
+
+// A convolution that a depthwise layer alone reads is cut in whole rows when that costs it at
+// most the modeled marshalling it saves its reader (plan_producer); then, the tensor staying in
+// L2, both layers keep it channel-major. Other layers, and DORY's objective, plan as alone.
+TEST(PlanLayout, DepthwiseProducersInWholeRows) {
+  int switched = 0, kept = 0;
+  for (objective o : {objective::model, objective::dory}) {
+    for (const auto& ls : {test::layers_of<examples::mobilenet_v1_100_128>(),
+                           test::layers_of<examples::mobilenet_v1_050_192>(),
+                           test::layers_of<examples::mobilenet_v2_035_128>()}) {
+      const auto r = test::plan_at_run_time(ls, gap8, o);
+      ASSERT_TRUE(r.summary.ok());
+      for (std::size_t i = 1; i < ls.size(); ++i) {
+        const layer_plan alone = plan_layer(ls[i], gap8, o);
+        const int j = sole_depthwise_reader(ls, i);
+        const layer_plan& got = r.plans[i];
+        if (j < 0 || o == objective::dory || alone.n_w == 1) {
+          EXPECT_EQ(got.tile_h, alone.tile_h) << i;
+          EXPECT_EQ(got.tile_w, alone.tile_w) << i;
+          EXPECT_EQ(got.tile_c, alone.tile_c) << i;
+          continue;
+        }
+        const layer_plan& reader = r.plans[static_cast<std::size_t>(j)];
+        if (got.n_w == 1) {
+          ++switched;
+          // Whole rows cost the producer no more than its reader's marshalling...
+          EXPECT_LE(got.l1_cycles, alone.l1_cycles + marshal_cycles(ls[static_cast<std::size_t>(j)],
+                                                                    reader, gap8.cores))
+              << i;
+          // ... and save it: the tensor is kept channel-major unless it goes through L3 (the
+          // cascade decides that later).
+          const bool in_l2 = r.l2[i].l3_y < 0 && !got.l3.y && !reader.l3.x;
+          EXPECT_EQ(got.out_chw, in_l2) << i;
+          EXPECT_EQ(reader.in_chw, in_l2) << i;
+        } else {
+          ++kept;
+          EXPECT_EQ(got.tile_w, alone.tile_w) << i;
+          EXPECT_FALSE(reader.in_chw) << i;
+        }
+      }
+    }
+  }
+  EXPECT_GT(switched, 0);
+  EXPECT_GT(kept, 0);  // MobileNet-v1 0.5-192's pw6: whole rows would cost more than they save
+}

@@ -17,6 +17,7 @@
 #include "ctile/core/fixed_string.hpp"
 #include "ctile/core/split.hpp"
 #include "ctile/layers/layer.hpp"
+#include "ctile/plan/channel_major.hpp"
 #include "ctile/plan/cost_model.hpp"
 #include "ctile/plan/layer_plan.hpp"
 #include "ctile/plan/problem.hpp"
@@ -267,13 +268,25 @@ consteval layer_plan import_layer() {
   }
 }
 
-/// Layer I's plan: the imported one (re-checked) when a header provides it, else the search's.
+/// Layer I's plan as the search makes it alone, in a constant of its own (so that the layer
+/// that a depthwise layer reads finds the depthwise plan already made).
+template <class Net, platform P, objective O, std::size_t I>
+inline constexpr layer_plan searched_v = plan_layer(Net::layers[I], P, O);
+
+/// Layer I's plan: the imported one (re-checked) when a header provides it, else the search's
+/// (for a layer that a depthwise layer alone reads, in its network: plan_producer).
 template <class Net, platform P, objective O, std::size_t I>
 consteval layer_plan imported_or_planned() {
-  if constexpr (imported_plan<Net, P, O>::available)
+  if constexpr (imported_plan<Net, P, O>::available) {
     return import_layer<Net, P, O, I>();
-  else
-    return plan_layer(Net::layers[I], P, O);
+  } else {
+    constexpr int j = sole_depthwise_reader(Net::layers, I);
+    if constexpr (j >= 0)
+      return plan_producer(Net::layers[I], P, O, Net::layers[static_cast<std::size_t>(j)],
+                           searched_v<Net, P, O, static_cast<std::size_t>(j)>);
+    else
+      return searched_v<Net, P, O, I>;
+  }
 }
 
 }  // namespace plan_detail

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "ctile/layers/layer.hpp"
+#include "ctile/plan/channel_major.hpp"
 #include "ctile/plan/cost_model.hpp"
 #include "ctile/plan/imported.hpp"
 #include "ctile/plan/layer_plan.hpp"
@@ -422,30 +423,24 @@ constexpr int first_source_out_of_order(std::span<const layer> ls) {
 /// depthwise kernel reads its input tile CHW, so an HWC input is marshalled channel by channel
 /// (one command per channel of every tile) while a CHW one is one command per tile. A tensor
 /// qualifies when a standard or pointwise convolution with 8-bit outputs produces it, the
-/// depthwise layer is its only reader, it never goes to L3 (neither written out by row
-/// stripes nor read back so), and both layers cut it in whole-width tiles (so that each tile's
-/// store and load is one 2-D command of whole rows per channel).
+/// depthwise layer is its only reader (sole_depthwise_reader), it never goes to L3 (neither
+/// written out by row stripes nor read back so), and both layers cut it in whole-width tiles
+/// (so that each tile's store and load is one 2-D command of whole rows per channel; the
+/// planner prefers such tiles for the producer: plan_producer).
 constexpr void choose_channel_major(std::span<const layer> ls, std::span<layer_plan> plans,
                                     std::span<const layer_l2> l2) {
   const auto n = ls.size();
   for (auto& pl : plans) pl.out_chw = pl.in_chw = false;
-  for (std::size_t j = 0; j < n; ++j) {
-    const layer& d = ls[j];
-    if (d.kind != op::depthwise || d.src[0] < 0) continue;
-    const auto i = static_cast<std::size_t>(d.src[0]);
-    const layer& pr = ls[i];
-    if (pr.kind != op::conv || pr.output_bytes_per_element() != 1) continue;
-    int readers = 0;
-    for (std::size_t k = 0; k < n; ++k)
-      for (int s = 0; s < ls[k].inputs(); ++s) readers += ls[k].src[s] == static_cast<int>(i);
-    if (readers != 1 || i + 1 == n) continue;
+  for (std::size_t i = 0; i < n; ++i) {
+    const int r = sole_depthwise_reader(ls, i);
+    if (r < 0) continue;
+    const auto j = static_cast<std::size_t>(r);
     if (l2[i].l3_y >= 0 || plans[i].l3.y || plans[j].l3.x) continue;
     if (plans[i].n_w != 1 || plans[j].n_w != 1) continue;
     plans[i].out_chw = true;
     plans[j].in_chw = true;
   }
 }
-
 
 /// Completes a network's plan from its layers' L1 plans: decides where weights live, runs the
 /// L3 cascade per layer, lays the L2 arena out as a bidirectional stack (each layer's output
@@ -828,7 +823,7 @@ template <std::size_t N>
 constexpr network_plan<N> plan_network(const std::array<layer, N>& ls, const platform& p,
                                        objective o = objective::model) {
   network_plan<N> r;
-  for (std::size_t i = 0; i < N; ++i) r.layers[i] = plan_layer(ls[i], p, o);
+  plan_layers(ls, p, o, r.layers);
   r.summary = finish_network(ls, p, r.layers, r.l2);
   return r;
 }

@@ -104,7 +104,7 @@ inline planned_run plan_and_run_on_host(const platform& p, std::span<const layer
                                         host_run_options o = {}) {
   const std::size_t n = layers.size();
   std::vector<layer_plan> plans(n);
-  for (std::size_t i = 0; i < n; ++i) plans[i] = plan_layer(layers[i], p);
+  plan_layers(layers, p, objective::model, plans);
   std::vector<layer_l2> l2s(n);
   planned_run r;
   r.summary = finish_network(layers, p, plans, l2s);
