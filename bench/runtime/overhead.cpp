@@ -113,7 +113,7 @@ struct timing_cluster {
 
 /// Runs no kernel: every instruction counted is the loop nest's.
 struct no_kernels {
-  static void run(kernels::kernel_kind, const kernels::tile_args&) {}
+  static void run(kernels::kernel_kind, const kernels::tile_args&, int) {}
 };
 
 }  // namespace

@@ -202,9 +202,7 @@ struct tile_run {
       std::vector<std::thread> ts;
       for (int i = 0; i < cores; ++i)
         ts.emplace_back([&, i] {
-          tile_args mine = b;
-          mine.core = i;
-          kernels::run(kind, mine);
+          kernels::run(kind, b, i);  // the cores share one argument block
           sync.arrive_and_wait();
         });
       for (auto& th : ts) th.join();

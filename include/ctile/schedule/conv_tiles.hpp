@@ -333,12 +333,13 @@ template <layer L, layer_plan P, bool XAlt, class Env>
     if constexpr (dw) {  // kept CHW in L2: the channel tile's planes, one command
       const int c0 = ic * P.tile_c;
       const int cn = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
-      const dma_piece c = box_piece(S.in_mode(), P.n_w == 1, cn, ty.in_size, tx.in_size,
-                                    T::in_row, T::in_plane);
+      const dma_piece c =
+          box_piece(S.in_mode(), P.n_w == 1, cn, ty.in_size, tx.in_size, T::in_row, T::in_plane);
       start_one<S.in_mode()>(
           dma, xs[b], dma_dir::l2_to_l1, c, l1 + P.l1.x[b],
           const_cast<std::uint8_t*>(v.x + (x_bias + c0 * T::in_plane + ty.in_off + tx.in_off)));
-    } else if constexpr (pool) {  // the channel tile's bytes of each pixel (of each input of an add)
+    } else if constexpr (pool) {  // the channel tile's bytes of each pixel (of each input of an
+                                  // add)
       const int c0 = ic * P.tile_c;
       const int cn = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
       const dma_piece c = box_piece(S.in_mode(), P.tile_c >= L.in.c, ty.in_size, tx.in_size,
@@ -438,11 +439,7 @@ template <layer L, layer_plan P, bool XAlt, class Env>
     if constexpr (per_c) a.c_in = a.c_out;
   };
 
-  const auto body = [&](int core) {
-    kernels::tile_args mine = a;
-    mine.core = core;
-    env.run_kernel(kk, mine);
-  };
+  const auto body = [&](int core) { env.run_kernel(kk, a, core); };
 
   int ic = ic0, iy = iy0, ix = 0;
   const bool one_spatial = (iy1 - iy0) * nx == 1;
@@ -492,9 +489,7 @@ template <layer L, layer_plan P, bool XAlt, class Env>
         auto& next_slots = xc[1 - xb];
         env.cluster.fork(a.cores, [&](int core) {
           if (next != nullptr) program_chw_share(dma, env.cluster, next_slots, *next, core);
-          kernels::tile_args mine = a;
-          mine.core = core;
-          env.run_kernel(kk, mine);
+          env.run_kernel(kk, a, core);
         });
       } else {
         env.cluster.fork(a.cores, body);
@@ -637,11 +632,7 @@ template <layer L, layer_plan P, class Env>
   a.cores = env.cores();
   a.split = P.split;
   if constexpr (nk > 1) a.partial = reinterpret_cast<std::int32_t*>(l1 + P.l1.scratch);
-  const auto body = [&](int core) {
-    kernels::tile_args mine = a;
-    mine.core = core;
-    env.run_kernel(kernels::kernel_kind::linear, mine);
-  };
+  const auto body = [&](int core) { env.run_kernel(kernels::kernel_kind::linear, a, core); };
 
   int ic = ic0, ik = 0, yb = 0, left = total;
   load_x(0, 0);

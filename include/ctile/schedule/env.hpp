@@ -22,7 +22,9 @@ struct no_checks {
 /// Runs the tile kernels. A bench that counts the loop nest's own instructions puts a type
 /// whose run() does nothing in its place.
 struct tile_kernels {
-  static void run(kernels::kernel_kind k, const kernels::tile_args& a) { kernels::run(k, a); }
+  static void run(kernels::kernel_kind k, const kernels::tile_args& a, int core) {
+    kernels::run(k, a, core);
+  }
 };
 
 /// The DMA, the cluster, and a checker. `Checks` provides reading/writing (scoped guards held
@@ -42,8 +44,11 @@ struct exec_env {
   void check_tile(kernels::kernel_kind k, const kernels::tile_args& a, int scratch) {
     checks.check_tile(k, a, scratch);
   }
-  /// Runs one core's part of a tile's kernel.
-  void run_kernel(kernels::kernel_kind k, const kernels::tile_args& a) { Kernels::run(k, a); }
+  /// Runs core `core`'s part of a tile's kernel (the cores of a fork share `a`, as they share
+  /// one argument block on the cluster).
+  void run_kernel(kernels::kernel_kind k, const kernels::tile_args& a, int core) {
+    Kernels::run(k, a, core);
+  }
 };
 
 }  // namespace ctile::schedule

@@ -387,11 +387,7 @@ template <class Env>
   a.cores = env.cores();
   a.split = P.split;
   if (nk > 1) a.partial = reinterpret_cast<std::int32_t*>(l1 + P.l1.scratch);
-  const auto body = [&](int core) {
-    kernels::tile_args mine = a;
-    mine.core = core;
-    env.run_kernel(kernels::kernel_kind::linear, mine);
-  };
+  const auto body = [&](int core) { env.run_kernel(kernels::kernel_kind::linear, a, core); };
   int ic = ic0, ik = 0;
   load_x(ik, 0);
   load_w(ic, ik, 0);
@@ -655,9 +651,7 @@ template <class Env>
       auto& next_slots = xc[1 - xb];
       env.cluster.fork(a.cores, [&](int core) {
         if (next != nullptr) program_chw_share(dma, env.cluster, next_slots, *next, core);
-        kernels::tile_args mine = a;
-        mine.core = core;
-        env.run_kernel(kk, mine);
+        env.run_kernel(kk, a, core);
       });
     }
     // Send the tile's output to L2.
@@ -665,14 +659,13 @@ template <class Env>
       const std::size_t dst = static_cast<std::size_t>(r.c_begin) * out_plane +
                               static_cast<std::size_t>(r.y.out_begin - v.y_row0) * L.out.w +
                               static_cast<std::size_t>(r.x.out_begin);
-      copy_box(dma, ys[yb], dma_dir::l1_to_l2, l1 + P.l1.y[yb], v.y + dst, r.c_size,
-               r.y.out_size, r.x.out_size, L.out.w, out_plane);
+      copy_box(dma, ys[yb], dma_dir::l1_to_l2, l1 + P.l1.y[yb], v.y + dst, r.c_size, r.y.out_size,
+               r.x.out_size, L.out.w, out_plane);
     } else {
       const int pixel = L.out.c * ebytes;
-      const std::size_t dst =
-          static_cast<std::size_t>(r.y.out_begin - v.y_row0) * L.out.w * pixel +
-          static_cast<std::size_t>(r.x.out_begin) * pixel +
-          static_cast<std::size_t>(r.c_begin) * ebytes;
+      const std::size_t dst = static_cast<std::size_t>(r.y.out_begin - v.y_row0) * L.out.w * pixel +
+                              static_cast<std::size_t>(r.x.out_begin) * pixel +
+                              static_cast<std::size_t>(r.c_begin) * ebytes;
       copy_box(dma, ys[yb], dma_dir::l1_to_l2, l1 + P.l1.y[yb], v.y + dst, r.y.out_size,
                r.x.out_size, r.c_size * ebytes, pixel, L.out.w * pixel);
     }

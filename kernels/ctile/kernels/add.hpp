@@ -28,8 +28,8 @@ constexpr bool rescale_fits32(const rescale& r) {
 }  // namespace detail
 
 /// This core's part of an add tile (in, in2 and out all h_out x w_out x c_out).
-inline void add_hwc(const tile_args& a) {
-  const box b = work_of(kernel_kind::add, a);
+inline void add_hwc(const tile_args& a, int core) {
+  const box b = work_of(kernel_kind::add, a, core);
   if (b.empty()) return;
   auto* out = static_cast<std::uint8_t*>(a.out);
   const requant_plan q = a.quant;
@@ -55,6 +55,10 @@ inline void add_hwc(const tile_args& a) {
                                                 : requantize(q, static_cast<std::int32_t>(t)));
       }
     }
+}
+/// The same for core `a.core`.
+inline void add_hwc(const tile_args& a) {
+  add_hwc(a, a.core);
 }
 
 }  // namespace ctile::kernels

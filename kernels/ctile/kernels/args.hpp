@@ -100,11 +100,16 @@ constexpr box work_of(core_split s, int core, int cores, int h, int w, int c) {
   return b;
 }
 
-/// A linear layer's output is 1 x 1 x c_out: its cores always split output neurons.
-constexpr box work_of(kernel_kind k, const tile_args& a) {
+/// The box of `core` in a tile. A linear layer's output is 1 x 1 x c_out: its cores always
+/// split output neurons.
+constexpr box work_of(kernel_kind k, const tile_args& a, int core) {
   if (k == kernel_kind::linear)
-    return work_of(core_split{split_kind::channels}, a.core, a.cores, 1, 1, a.c_out);
-  return work_of(a.split, a.core, a.cores, a.h_out, a.w_out, a.c_out);
+    return work_of(core_split{split_kind::channels}, core, a.cores, 1, 1, a.c_out);
+  return work_of(a.split, core, a.cores, a.h_out, a.w_out, a.c_out);
+}
+/// The box of core `a.core`.
+constexpr box work_of(kernel_kind k, const tile_args& a) {
+  return work_of(k, a, a.core);
 }
 
 constexpr int round4(int n) {

@@ -372,39 +372,47 @@ inline void conv_any(const tile_args& a, const box& b, std::uint8_t* col0, std::
 
 /// Pointwise convolution (1x1 kernel, any stride, no padding): this core's part of the tile
 /// (output HWC, or channel-major with `out_chw`).
-inline void pointwise_hwc(const tile_args& a) {
-  const box b = work_of(kernel_kind::pointwise, a);
+inline void pointwise_hwc(const tile_args& a, int core) {
+  const box b = work_of(kernel_kind::pointwise, a, core);
   if (b.empty()) return;
   if (a.out_chw)
     detail::conv_any_chw(a, b, nullptr, nullptr);
   else
     detail::conv_any<false>(a, b, nullptr, nullptr);
 }
+/// The same for core `a.core`.
+inline void pointwise_hwc(const tile_args& a) {
+  pointwise_hwc(a, a.core);
+}
 
 /// Convolution (any kernel, stride, per-tile padding): this core's part of the tile.
 /// Scratch: conv_scratch_per_core(kh, kw, c_in) bytes per core.
-inline void conv_hwc(const tile_args& a) {
+inline void conv_hwc(const tile_args& a, int core) {
   if (a.kh == 1 && a.kw == 1 && a.pad_t == 0 && a.pad_l == 0 && a.pad_b == 0 && a.pad_r == 0) {
-    pointwise_hwc(a);
+    pointwise_hwc(a, core);
     return;
   }
-  const box b = work_of(kernel_kind::conv, a);
+  const box b = work_of(kernel_kind::conv, a, core);
   if (b.empty()) return;
   std::uint8_t* col0 =
-      a.scratch + static_cast<long>(a.core) * conv_scratch_per_core(a.kh, a.kw, a.c_in);
+      a.scratch + static_cast<long>(core) * conv_scratch_per_core(a.kh, a.kw, a.c_in);
   std::uint8_t* col1 = col0 + round4(a.kh * a.kw * a.c_in);
   if (a.out_chw)
     detail::conv_any_chw(a, b, col0, col1);
   else
     detail::conv_any<false>(a, b, col0, col1);
 }
+/// The same for core `a.core`.
+inline void conv_hwc(const tile_args& a) {
+  conv_hwc(a, a.core);
+}
 
 /// Fully connected: the flattened HWC input against c_out filter rows; the cores split the
 /// output neurons. Output u8, or int32 when the plan is `requant_mode::raw`. With the
 /// reduction cut in K tiles (`partial`), the sums carry over in `partial` from the first K tile
 /// to the last, which alone adds the bias, requantizes and stores.
-inline void linear(const tile_args& a) {
-  const box b = work_of(kernel_kind::linear, a);
+inline void linear(const tile_args& a, int core) {
+  const box b = work_of(kernel_kind::linear, a, core);
   if (b.empty()) return;
   const int k = a.h_in * a.w_in * a.c_in;
   const bool raw = a.quant.mode == requant_mode::raw;
@@ -433,6 +441,10 @@ inline void linear(const tile_args& a) {
   }
   for (; co < b.c1; ++co)
     put(co, atoms::dot(a.in, weights + static_cast<long>(co) * k, k, carry_in ? a.partial[co] : 0));
+}
+/// The same for core `a.core`.
+inline void linear(const tile_args& a) {
+  linear(a, a.core);
 }
 
 }  // namespace ctile::kernels

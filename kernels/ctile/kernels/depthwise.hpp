@@ -338,8 +338,8 @@ inline dw3_fn dw3_for(const atoms::fast_requant& q, const requant_plan& plan) {
 
 /// This core's part of a depthwise tile. Scratch: depthwise_scratch_per_core(h_out, kh, kw,
 /// sh) bytes per core.
-inline void depthwise_chw(const tile_args& a) {
-  const box b = work_of(kernel_kind::depthwise, a);
+inline void depthwise_chw(const tile_args& a, int core) {
+  const box b = work_of(kernel_kind::depthwise, a, core);
   if (b.empty()) return;
   if (a.kh == 3 && a.kw <= 4) {
     detail::dw3_for(atoms::fast_of(a), a.quant)(a, b);
@@ -351,7 +351,7 @@ inline void depthwise_chw(const tile_args& a) {
   const int nw = round4(n);
   const int rows = depthwise_stripe_rows(b.y1 - b.y0, a.kh, a.sh);
   std::uint8_t* stripe =
-      a.scratch + static_cast<long>(a.core) * depthwise_scratch_per_core(a.h_out, a.kh, a.kw, a.sh);
+      a.scratch + static_cast<long>(core) * depthwise_scratch_per_core(a.h_out, a.kh, a.kw, a.sh);
   std::uint8_t* filt = stripe + round4(a.kw * depthwise_stripe_rows(a.h_out, a.kh, a.sh) + 4);
   std::uint8_t* const fpad = filt + depthwise_filter_words(a.kh, a.kw) * 4;
   for (int i = rows * a.kw; i < rows * a.kw + 4; ++i) stripe[i] = 0;  // word slack
@@ -417,6 +417,10 @@ inline void depthwise_chw(const tile_args& a) {
         *o = static_cast<std::uint8_t>(ep(c, atoms::dot(win, fw, nw, 0)));
     }
   }
+}
+/// The same for core `a.core`.
+inline void depthwise_chw(const tile_args& a) {
+  depthwise_chw(a, a.core);
 }
 
 }  // namespace ctile::kernels

@@ -10,31 +10,36 @@
 
 namespace ctile::kernels {
 
-/// Runs kernel `k` on this core's part of the tile described by `a`.
-inline void run(kernel_kind k, const tile_args& a) {
+/// Runs kernel `k` on core `core`'s part of the tile described by `a` (whose own `core` is
+/// not read): the cores of a fork share one `a`.
+inline void run(kernel_kind k, const tile_args& a, int core) {
   switch (k) {
     case kernel_kind::conv:
-      conv_hwc(a);
+      conv_hwc(a, core);
       return;
     case kernel_kind::pointwise:
-      pointwise_hwc(a);
+      pointwise_hwc(a, core);
       return;
     case kernel_kind::depthwise:
-      depthwise_chw(a);
+      depthwise_chw(a, core);
       return;
     case kernel_kind::linear:
-      linear(a);
+      linear(a, core);
       return;
     case kernel_kind::maxpool:
-      maxpool_hwc(a);
+      maxpool_hwc(a, core);
       return;
     case kernel_kind::avgpool:
-      avgpool_hwc(a);
+      avgpool_hwc(a, core);
       return;
     case kernel_kind::add:
-      add_hwc(a);
+      add_hwc(a, core);
       return;
   }
+}
+/// Runs kernel `k` on core `a.core`'s part of the tile described by `a`.
+inline void run(kernel_kind k, const tile_args& a) {
+  run(k, a, a.core);
 }
 
 }  // namespace ctile::kernels

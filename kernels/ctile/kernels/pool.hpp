@@ -31,8 +31,8 @@ inline window window_of(const tile_args& a, int oy, int ox) {
 }  // namespace detail
 
 /// Max pool: this core's part of the tile.
-inline void maxpool_hwc(const tile_args& a) {
-  const box b = work_of(kernel_kind::maxpool, a);
+inline void maxpool_hwc(const tile_args& a, int core) {
+  const box b = work_of(kernel_kind::maxpool, a, core);
   if (b.empty()) return;
   auto* out = static_cast<std::uint8_t*>(a.out);
   const int c = a.c_in;
@@ -59,11 +59,15 @@ inline void maxpool_hwc(const tile_args& a) {
       }
     }
 }
+/// The same for core `a.core`.
+inline void maxpool_hwc(const tile_args& a) {
+  maxpool_hwc(a, a.core);
+}
 
 /// Average pool: floor(sum * m / d) clipped, exactly (the plan from plan_for / plan_requant
 /// over [0, 255 * kh * kw]).
-inline void avgpool_hwc(const tile_args& a) {
-  const box b = work_of(kernel_kind::avgpool, a);
+inline void avgpool_hwc(const tile_args& a, int core) {
+  const box b = work_of(kernel_kind::avgpool, a, core);
   if (b.empty()) return;
   auto* out = static_cast<std::uint8_t*>(a.out);
   const int c = a.c_in;
@@ -80,6 +84,10 @@ inline void avgpool_hwc(const tile_args& a) {
         o[ch] = static_cast<std::uint8_t>(requantize(a.quant, s));
       }
     }
+}
+/// The same for core `a.core`.
+inline void avgpool_hwc(const tile_args& a) {
+  avgpool_hwc(a, a.core);
 }
 
 }  // namespace ctile::kernels
