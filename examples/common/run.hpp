@@ -129,7 +129,8 @@ struct no_extra_check {
 
 /// Runs network `Net` planned for `Plat` on the given constant data and input and checks every
 /// layer against the reference; `extra(i, bytes, chw)` also sees each layer's output as the
-/// executor wrote it (int32 outputs little-endian; channel-major when `chw`, else HWC). Returns 0 when every layer is bit-exact.
+/// executor wrote it (int32 outputs little-endian; channel-major when `chw`, else HWC). Returns 0
+/// when every layer is bit-exact.
 template <network_type Net, platform Plat, class Extra = no_extra_check>
 int run_network(const char* title, const typename Net::params& params,
                 std::span<const std::uint8_t> input, Extra extra = {}) {
