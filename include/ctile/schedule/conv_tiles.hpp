@@ -22,6 +22,7 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
 
 #include "ctile/schedule/tile_loop.hpp"
 
@@ -258,11 +259,31 @@ template <int Mode, hal::dma_engine E>
   s.busy = true;
 }
 
+/// Layers of at most this many tiles, run whole, have their tile sequence unrolled: every
+/// tile's geometry, commands, buffers and kernel arguments are then constants, and what is
+/// left per tile is the commands, their waits and the fork. Beyond it the loop is kept, to
+/// bound the code (about 150 bytes per tile on rv32imc).
+inline constexpr int unroll_tiles_max = 12;
+
+/// Whether conv_loop unrolls layer `L` planned as `P` when it runs whole.
+template <layer L, layer_plan P>
+constexpr bool unrolled() {
+  return P.n_c * P.n_h * P.n_w <= unroll_tiles_max;
+}
+
+/// Whether `v` is the whole layer: every row and every output channel in one call (no L3
+/// row band or weight stripe).
+template <layer L>
+[[gnu::always_inline]] inline bool whole(const l2_operands& v) {
+  return v.c_begin == 0 && v.c_end == L.out.c && v.row_begin == 0 && v.row_end == L.out.h;
+}
+
 /// The loop nest itself. `XAlt`: the input buffers alternate tile by tile (two input buffers,
 /// and for a standard or pointwise convolution more than one spatial tile per channel tile);
 /// otherwise one input buffer serves every tile, reloaded when the tile changes (or, for a
-/// standard or pointwise convolution with one spatial tile, loaded once).
-template <layer L, layer_plan P, bool XAlt, class Env>
+/// standard or pointwise convolution with one spatial tile, loaded once). `Whole`: `v` is the
+/// whole layer (see whole()), and the tiles are unrolled (see unrolled()).
+template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
 [[gnu::noinline]] void conv_loop(Env& env, const kernels::requant_plan& q, const l2_operands& v,
                                  std::uint8_t* l1) {
   using E = typename Env::dma_type;
@@ -282,8 +303,10 @@ template <layer L, layer_plan P, bool XAlt, class Env>
   constexpr bool per_c = dw || pool;  // the input depends on the channel tile
   E& dma = env.dma;
 
-  const int ic0 = v.c_begin / P.tile_c, ic1 = tiles_of(v.c_end, P.tile_c);
-  const int iy0 = v.row_begin / P.tile_h, iy1 = tiles_of(v.row_end, P.tile_h);
+  const int ic0 = Whole ? 0 : v.c_begin / P.tile_c;
+  const int ic1 = Whole ? P.n_c : tiles_of(v.c_end, P.tile_c);
+  const int iy0 = Whole ? 0 : v.row_begin / P.tile_h;
+  const int iy1 = Whole ? P.n_h : tiles_of(v.row_end, P.tile_h);
   const int total = (ic1 - ic0) * (iy1 - iy0) * nx;
   if (total <= 0) return;
   // Offsets of the layer's row 0 from the operands (which start at rows x_row0 / y_row0).
@@ -514,7 +537,14 @@ template <layer L, layer_plan P, bool XAlt, class Env>
     ix = nix, iy = niy;
     return true;
   };
-  run_by_parity<XAlt || y_dual>(tile);
+  if constexpr (Whole) {
+    // Tile t has parity t % 2; the last one returns false.
+    [&]<int... I>(std::integer_sequence<int, I...>) {
+      (void)(tile.template operator()<(XAlt || y_dual) ? I % 2 : 0>() && ...);
+    }(std::make_integer_sequence<int, P.n_c * P.n_h * P.n_w>{});
+  } else {
+    run_by_parity<XAlt || y_dual>(tile);
+  }
   ys[0].wait(dma);
   ys[1].wait(dma);
 }
@@ -700,18 +730,26 @@ template <layer L, layer_plan P, class Env>
 void run_conv_tiles(Env& env, const kernels::requant_plan& q, const l2_operands& v,
                     std::uint8_t* l1) {
   constexpr bool x_dual = P.l1.x[0] != P.l1.x[1];
+  if constexpr (conv_detail::unrolled<L, P>()) {
+    if (conv_detail::whole<L>(v)) {
+      constexpr bool per_tile_input =
+          L.kind == op::depthwise || conv_detail::channel_input(L) || P.n_h * P.n_w > 1;
+      conv_detail::conv_loop<L, P, x_dual && per_tile_input, true>(env, q, v, l1);
+      return;
+    }
+  }
   if constexpr (L.kind == op::depthwise || conv_detail::channel_input(L)) {
     // Every tile reads other channels or pixels: two input buffers alternate.
-    conv_detail::conv_loop<L, P, x_dual>(env, q, v, l1);
+    conv_detail::conv_loop<L, P, x_dual, false>(env, q, v, l1);
   } else if constexpr (x_dual && P.n_h * P.n_w > 1) {
     // A stripe of one row tile (and one column tile) has one input for all its tiles.
     if (P.n_w == 1 && tiles_of(v.row_end, P.tile_h) - v.row_begin / P.tile_h == 1) {
-      conv_detail::conv_loop<L, P, false>(env, q, v, l1);
+      conv_detail::conv_loop<L, P, false, false>(env, q, v, l1);
       return;
     }
-    conv_detail::conv_loop<L, P, true>(env, q, v, l1);
+    conv_detail::conv_loop<L, P, true, false>(env, q, v, l1);
   } else {
-    conv_detail::conv_loop<L, P, false>(env, q, v, l1);
+    conv_detail::conv_loop<L, P, false, false>(env, q, v, l1);
   }
 }
 
