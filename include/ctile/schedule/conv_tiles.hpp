@@ -322,7 +322,10 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
 
   one_slot<E> xs[2], x2s[2], ys[2];
   // Depthwise: the marshalling commands the cores program, one command in flight per core.
-  chain_slot<E> xc[2][max_dma_cores];
+  // (Present only then: an unused array of slots is not always dropped.)
+  [[maybe_unused]] std::conditional_t<marshal, std::array<std::array<chain_slot<E>, max_dma_cores>, 2>,
+                                      char>
+      xc{};
   dma_slot<E, 4> ws[2];
   // A channel tile's weights and per-channel parameters as one 1-D command each, in handles
   // of their own, when every channel tile's fit one command (else through ws and copy_box).
@@ -405,15 +408,18 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
 
   // The kernel arguments every tile shares, set once; those of a channel tile, a row tile
   // and a tile when they change.
-  kernels::tile_args a;
+  args_room room;
+  kernels::tile_args& a = fresh_args(room);
   a.kh = L.kernel.h, a.kw = L.kernel.w;
   a.sh = L.stride.h, a.sw = L.stride.w;
-  a.quant = q;
-  a.scale0 = L.in_scale[0];
-  a.scale1 = L.in_scale[1];
+  set_fields(a.quant, q);
+  if constexpr (add) {  // the only kernel that reads them
+    set_fields(a.scale0, L.in_scale[0]);
+    set_fields(a.scale1, L.in_scale[1]);
+  }
   a.scratch = l1 + P.l1.scratch;
   a.cores = env.cores();
-  a.split = P.split;
+  set_fields(a.split, P.split);
   a.c_in = L.in.c;
   a.out_chw = P.out_chw;
   const auto wait_x = [&](int b) CTILE_INLINE {
@@ -539,7 +545,7 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
   };
   if constexpr (Whole) {
     // Tile t has parity t % 2; the last one returns false.
-    [&]<int... I>(std::integer_sequence<int, I...>) {
+    [&]<int... I>(std::integer_sequence<int, I...>) CTILE_INLINE {
       (void)(tile.template operator()<(XAlt || y_dual) ? I % 2 : 0>() && ...);
     }(std::make_integer_sequence<int, P.n_c * P.n_h * P.n_w>{});
   } else {
@@ -654,13 +660,14 @@ template <layer L, layer_plan P, class Env>
   };
 
   // The kernel arguments every tile shares, set once; the loop sets the tile's own.
-  kernels::tile_args a;
+  args_room room;
+  kernels::tile_args& a = fresh_args(room);
   a.h_in = 1, a.w_in = 1;
   a.h_out = 1, a.w_out = 1;
-  a.quant = q;
+  set_fields(a.quant, q);
   a.scratch = l1 + P.l1.scratch;
   a.cores = env.cores();
-  a.split = P.split;
+  set_fields(a.split, P.split);
   if constexpr (nk > 1) a.partial = reinterpret_cast<std::int32_t*>(l1 + P.l1.scratch);
   const auto body = [&](int core) { env.run_kernel(kernels::kernel_kind::linear, a, core); };
 

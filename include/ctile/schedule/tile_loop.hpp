@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <new>
 
 #include "ctile/hal/dma_engine.hpp"
 #include "ctile/kernels/kernels.hpp"
@@ -22,6 +23,54 @@
 #define CTILE_INLINE __attribute__((always_inline))
 
 namespace ctile::schedule {
+
+/// Uninitialised room for one tile's kernel arguments, to be filled by fresh_args: a
+/// default-constructed tile_args is a copy of its whole constant image (on rv32imc, a 48-word
+/// copy loop), where field-by-field stores cost about a third of that, and the stores the loop
+/// then overwrites are dropped.
+struct args_room {
+  alignas(kernels::tile_args) unsigned char bytes[sizeof(kernels::tile_args)];
+};
+
+/// Sets every field of `d` to the same field of `s`, scalar by scalar (a struct copy of even
+/// a constant can be a memcpy call). The structured bindings name every field: one more does
+/// not compile until it is added here.
+[[gnu::always_inline]] inline void set_fields(kernels::requant_plan& d,
+                                              const kernels::requant_plan& s) {
+  auto& [mode, t64, mul, shift, t_hi, lo, hi, m, dv] = d;
+  mode = s.mode, t64 = s.t64, mul = s.mul, shift = s.shift, t_hi = s.t_hi;
+  lo = s.lo, hi = s.hi, m = s.m, dv = s.d;
+}
+[[gnu::always_inline]] inline void set_fields(rescale& d, const rescale& s) {
+  auto& [mul, add, shift, clip] = d;
+  mul = s.mul, add = s.add, shift = s.shift, clip = s.clip;
+}
+[[gnu::always_inline]] inline void set_fields(core_split& d, const core_split& s) {
+  auto& [kind, v, k] = d;
+  kind = s.kind, v = s.v, k = s.k;
+}
+
+/// The kernel arguments in `r`, every field set to its default by a store of its own.
+[[gnu::always_inline]] inline kernels::tile_args& fresh_args(args_room& r) {
+  // An aggregate is an implicit-lifetime type: the array's storage holds one already.
+  auto& a = *std::launder(reinterpret_cast<kernels::tile_args*>(r.bytes));
+  constexpr kernels::tile_args d{};
+  auto& [in, h_in, w_in, c_in, in2, out, h_out, w_out, c_out, kh, kw, sh, sw, pad_t, pad_b, pad_l,
+         pad_r, weights, bias, kappa, lambda, quant, scale0, scale1, scratch, core, cores, split,
+         partial, k_first, k_last, out_chw] = a;
+  in = d.in, h_in = d.h_in, w_in = d.w_in, c_in = d.c_in, in2 = d.in2, out = d.out;
+  h_out = d.h_out, w_out = d.w_out, c_out = d.c_out;
+  kh = d.kh, kw = d.kw, sh = d.sh, sw = d.sw;
+  pad_t = d.pad_t, pad_b = d.pad_b, pad_l = d.pad_l, pad_r = d.pad_r;
+  weights = d.weights, bias = d.bias, kappa = d.kappa, lambda = d.lambda;
+  set_fields(quant, d.quant);
+  set_fields(scale0, d.scale0);
+  set_fields(scale1, d.scale1);
+  scratch = d.scratch, core = d.core, cores = d.cores;
+  set_fields(split, d.split);
+  partial = d.partial, k_first = d.k_first, k_last = d.k_last, out_chw = d.out_chw;
+  return a;
+}
 
 /// Where a layer's operands are in L2 for one run of the loop nest: the whole layer, or the
 /// stripe of it that L3 staging brought into L2. Row `x_row0` of the layer's input is at `x`,
