@@ -118,17 +118,6 @@ struct no_kernels {
 
 }  // namespace
 
-template <class Net, const auto& Plan, class Env>
-void run_static(std::size_t i, Env& env, const schedule::l2_operands& v, std::uint8_t* l1) {
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    ((I == i ? schedule::run_tiles_static<Net::layers[I], Plan.layers[I]>(
-                   env, kernels::requant_plan{}, v, l1)
-             : void()),
-     ...);
-  }
-  (std::make_index_sequence<Net::size>{});
-}
-
 int main() {
   using Net = examples::mobilenet_v1_100_128;
   constexpr platform P = gap8;
@@ -172,9 +161,9 @@ int main() {
     const std::uint64_t e0 = cluster.excess;
     const std::uint64_t f0 = cluster.forks;
     const std::uint32_t t0 = instret();
-    // The loop nest as the executor emits it: instantiated with the layer and plan as
-    // constants (run_tiles with run-time values costs about 40% more per tile).
-    run_static<Net, plan_of<Net, P>>(i, env, v, l1);
+    // The loop nest as the executor emits and reaches it: instantiated with the layer and plan
+    // as constants (run_tiles with run-time values costs about 40% more per tile).
+    executor<Net, P>::static_tiles{}(i, env, l, p, kernels::requant_plan{}, v, l1);
     const std::uint32_t t1 = instret();
     const auto instr = static_cast<std::uint32_t>(t1 - t0 - (cluster.excess - e0));
     // Instructions against cycles: on RI5CY most of these are single-cycle, so the ratio is

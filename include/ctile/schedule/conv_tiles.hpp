@@ -271,11 +271,14 @@ constexpr bool unrolled() {
   return P.n_c * P.n_h * P.n_w <= unroll_tiles_max;
 }
 
-/// Whether `v` is the whole layer: every row and every output channel in one call (no L3
-/// row band or weight stripe).
+/// Whether `v` is the whole layer: every row and every output channel in one call, the
+/// tensors from their first rows and the constant data of every channel (no L3 row band or
+/// weight stripe). Every L2 offset is then a constant.
 template <layer L>
 [[gnu::always_inline]] inline bool whole(const l2_operands& v) {
-  return v.c_begin == 0 && v.c_end == L.out.c && v.row_begin == 0 && v.row_end == L.out.h;
+  return v.c_begin == 0 && v.c_end == L.out.c && v.row_begin == 0 && v.row_end == L.out.h &&
+         v.x_row0 == 0 && v.x2_row0 == 0 && v.y_row0 == 0 &&
+         (!L.has_weights() || (v.w_c0 == 0 && v.w_n == L.out.c));
 }
 
 /// The loop nest itself. `XAlt`: the input buffers alternate tile by tile (two input buffers,
@@ -310,9 +313,12 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
   const int total = (ic1 - ic0) * (iy1 - iy0) * nx;
   if (total <= 0) return;
   // Offsets of the layer's row 0 from the operands (which start at rows x_row0 / y_row0).
-  const int x_bias = -v.x_row0 * T::in_row;
-  const int y_bias = -v.y_row0 * T::out_row;
-  [[maybe_unused]] const int x2_bias = -v.x2_row0 * T::in_row;  // an add's second input
+  const int x_bias = Whole ? 0 : -v.x_row0 * T::in_row;
+  const int y_bias = Whole ? 0 : -v.y_row0 * T::out_row;
+  [[maybe_unused]] const int x2_bias = Whole ? 0 : -v.x2_row0 * T::in_row;  // an add's 2nd input
+  // The first channel and the count of the constant data at v.w.
+  [[maybe_unused]] const int w_c0 = Whole ? 0 : v.w_c0;
+  [[maybe_unused]] const int w_n = Whole ? L.out.c : v.w_n;
   const auto row_of = [](int iy) CTILE_INLINE -> const axis_entry& {
     return T::rows[static_cast<std::size_t>(P.n_h == 1 ? 0 : iy)];
   };
@@ -387,7 +393,7 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
   const auto load_w = [&](int ic, int b) CTILE_INLINE {
     const int c0 = ic * P.tile_c;
     const int cn = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
-    const channel_data d = channel_data_at(wpc, dpc, merged, v.w_n, c0 - v.w_c0, cn);
+    const channel_data d = channel_data_at(wpc, dpc, merged, w_n, c0 - w_c0, cn);
     auto* src = const_cast<std::uint8_t*>(v.w + d.weights);
     const auto u = [](int n) { return static_cast<std::uint32_t>(n); };
     if constexpr (merged) {

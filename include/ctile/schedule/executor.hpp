@@ -367,19 +367,31 @@ struct executor {
 
   using quant_plans = std::array<kernels::requant_plan, Net::size>;
 
-  /// Each layer's loop nest instantiated with its shape and plan as constants, one per layer
-  /// (Hana's iteration emits them), dispatched by layer index.
+  /// Each layer's loop nest instantiated with its shape and plan as constants, one per layer,
+  /// reached through a table indexed by the layer (a few instructions, whatever the layer).
   struct static_tiles {
+    template <class Env>
+    using entry = void (*)(Env&, const kernels::requant_plan&, const schedule::l2_operands&,
+                           std::uint8_t*);
+    template <class Env, std::size_t I>
+    static constexpr entry<Env> entry_of() {
+      if constexpr (Net::layers[I].kind == op::input) {
+        return nullptr;
+      } else {
+        return &schedule::run_tiles_static<Net::layers[I], plan.layers[I], Env>;
+      }
+    }
+    template <class Env>
+    static constexpr std::array<entry<Env>, Net::size> table =
+        []<std::size_t... I>(std::index_sequence<I...>) {
+          return std::array<entry<Env>, Net::size>{entry_of<Env, I>()...};
+        }(std::make_index_sequence<Net::size>{});
+
     template <class Env>
     void operator()(std::size_t i, Env& env, const layer&, const layer_plan&,
                     const kernels::requant_plan& q, const schedule::l2_operands& v,
                     std::uint8_t* l1) const {
-      for_each_layer<Net>([&](auto k) {
-        constexpr std::size_t I = decltype(k)::value;
-        if constexpr (Net::layers[I].kind != op::input) {
-          if (I == i) schedule::run_tiles_static<Net::layers[I], plan.layers[I]>(env, q, v, l1);
-        }
-      });
+      table<Env>[i](env, q, v, l1);
     }
   };
 
