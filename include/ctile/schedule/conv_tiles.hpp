@@ -22,6 +22,7 @@
 
 #include <array>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "ctile/schedule/tile_loop.hpp"
@@ -259,16 +260,25 @@ template <int Mode, hal::dma_engine E>
   s.busy = true;
 }
 
-/// Layers of at most this many tiles, run whole, have their tile sequence unrolled: every
-/// tile's geometry, commands, buffers and kernel arguments are then constants, and what is
-/// left per tile is the commands, their waits and the fork. Beyond it the loop is kept, to
-/// bound the code (about 150 bytes per tile on rv32imc).
-inline constexpr int unroll_tiles_max = 12;
+/// When conv_loop unrolls a layer that runs whole: every tile's geometry, commands, buffers and
+/// kernel arguments are then constants, and what is left per tile is the commands, their waits
+/// and the fork. It costs code (about 230 bytes per tile on rv32imc), so it is done where the
+/// loop would otherwise be a visible share of the layer's time: at most `unroll_tiles_max`
+/// tiles, and a rolled loop modeled at more than 1/`unroll_share` of the layer's cycles (the
+/// plan's l1_cycles). The rolled loop's cost is the depthwise loop's measured by
+/// bench/runtime on rv32imc (instructions per run and per tile, the fork aside).
+inline constexpr int unroll_tiles_max = 24;
+inline constexpr int unroll_share = 64;  // about 1.6%
+inline constexpr int rolled_run_instructions = 350;
+inline constexpr int rolled_tile_instructions = 160;
 
 /// Whether conv_loop unrolls layer `L` planned as `P` when it runs whole.
 template <layer L, layer_plan P>
 constexpr bool unrolled() {
-  return P.n_c * P.n_h * P.n_w <= unroll_tiles_max;
+  const int tiles = P.n_c * P.n_h * P.n_w;
+  const std::int64_t rolled =
+      rolled_run_instructions + std::int64_t{rolled_tile_instructions} * tiles;
+  return tiles <= unroll_tiles_max && unroll_share * rolled > P.l1_cycles;
 }
 
 /// Whether `v` is the whole layer: every row and every output channel in one call, the
@@ -329,9 +339,7 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
   one_slot<E> xs[2], x2s[2], ys[2];
   // Depthwise: the marshalling commands the cores program, one command in flight per core.
   // (Present only then: an unused array of slots is not always dropped.)
-  [[maybe_unused]] std::conditional_t<marshal, std::array<std::array<chain_slot<E>, max_dma_cores>, 2>,
-                                      char>
-      xc{};
+  [[maybe_unused]] std::conditional_t<marshal, chain_slot<E>[2][max_dma_cores], char> xc {};
   dma_slot<E, 4> ws[2];
   // A channel tile's weights and per-channel parameters as one 1-D command each, in handles
   // of their own, when every channel tile's fit one command (else through ws and copy_box).
@@ -552,8 +560,9 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
   if constexpr (Whole) {
     // Tile t has parity t % 2; the last one returns false.
     [&]<int... I>(std::integer_sequence<int, I...>) CTILE_INLINE {
-      (void)(tile.template operator()<(XAlt || y_dual) ? I % 2 : 0>() && ...);
-    }(std::make_integer_sequence<int, P.n_c * P.n_h * P.n_w>{});
+      (void)(tile.template operator() < (XAlt || y_dual) ? I % 2 : 0 > () && ...);
+    }
+    (std::make_integer_sequence<int, P.n_c * P.n_h * P.n_w>{});
   } else {
     run_by_parity<XAlt || y_dual>(tile);
   }

@@ -382,10 +382,11 @@ struct executor {
       }
     }
     template <class Env>
-    static constexpr std::array<entry<Env>, Net::size> table =
-        []<std::size_t... I>(std::index_sequence<I...>) {
-          return std::array<entry<Env>, Net::size>{entry_of<Env, I>()...};
-        }(std::make_index_sequence<Net::size>{});
+    static constexpr std::array<entry<Env>, Net::size> table = [
+    ]<std::size_t... I>(std::index_sequence<I...>) {
+      return std::array<entry<Env>, Net::size>{entry_of<Env, I>()...};
+    }
+    (std::make_index_sequence<Net::size>{});
 
     template <class Env>
     void operator()(std::size_t i, Env& env, const layer&, const layer_plan&,
