@@ -53,10 +53,14 @@ struct outcome {
   std::uint64_t commands = 0;
 };
 
+/// Which loop run() takes.
+enum class loop { specialised, rolled, generic };
+
 // Runs layer `I` of `Net` with plan `P` over `stripes` (an add's second input `x2`): the
-// specialised loop when `special`, else run_tiles.
+// specialised loop (unrolled where it unrolls a whole layer), the specialised convolution loop
+// kept rolled, or run_tiles.
 template <class Net, layer_plan P, std::size_t I = 1>
-outcome run(bool special, const std::vector<stripe>& stripes, const layer_params& prm,
+outcome run(loop which, const std::vector<stripe>& stripes, const layer_params& prm,
             const std::vector<std::int32_t>& x, const std::vector<std::int32_t>& x2,
             hal::completion mode, std::uint64_t seed, int cores) {
   constexpr layer L = Net::layers[I];
@@ -98,10 +102,14 @@ outcome run(bool special, const std::vector<stripe>& stripes, const layer_params
     v.row_begin = s.row_begin, v.row_end = s.row_end;
     v.c_begin = s.c_begin, v.c_end = s.c_end;
     auto* arena = reinterpret_cast<std::uint8_t*>(l1.data());
-    if (special)
+    if (which == loop::specialised) {
       schedule::run_tiles_static<L, P>(env, q, v, arena);
-    else
+    } else if (which == loop::rolled) {
+      if constexpr (schedule::conv_detail::specialised<L, P>(hal::host_dma::limits))
+        schedule::run_conv_tiles<L, P, false>(env, q, v, arena);
+    } else {
       schedule::run_tiles(env, L, P, q, v, arena);
+    }
   }
   mem.finish();
   for (const auto& viol : mem.violations()) o.problems.push_back(viol.text);
@@ -119,6 +127,15 @@ outcome run(bool special, const std::vector<stripe>& stripes, const layer_params
     }
   }
   return o;
+}
+
+/// Whether the specialised loop unrolls layer `L` planned as `P` when it runs whole.
+template <layer L, layer_plan P>
+constexpr bool unrolls() {
+  if constexpr (schedule::conv_detail::specialised<L, P>(hal::host_dma::limits))
+    return schedule::conv_detail::unrolled<L, P>();
+  else
+    return false;
 }
 
 // Checks layer `I` of `Net` planned as `P` over each list of stripes, against the reference and
@@ -154,14 +171,21 @@ void check(const std::vector<std::vector<stripe>>& runs, int cores, std::uint32_
       SCOPED_TRACE(testing::Message()
                    << "tiles " << P.tile_h << "x" << P.tile_w << "x" << P.tile_c << " (" << P.n_h
                    << "x" << P.n_w << "x" << P.n_c << "), " << stripes.size() << " stripe(s)");
-      const outcome o = run<Net, P, I>(true, stripes, prm, x, x2, mode, seed, cores);
+      const outcome o = run<Net, P, I>(loop::specialised, stripes, prm, x, x2, mode, seed, cores);
       for (const auto& s : o.problems) ADD_FAILURE() << s;
       std::size_t bad = 0;
       for (std::size_t i = 0; i < expected.size(); ++i) bad += o.values[i] != expected[i];
       EXPECT_EQ(bad, 0u);
-      const outcome g = run<Net, P, I>(false, stripes, prm, x, x2, mode, seed, cores);
+      const outcome g = run<Net, P, I>(loop::generic, stripes, prm, x, x2, mode, seed, cores);
       EXPECT_EQ(o.commands, g.commands);
       EXPECT_EQ(o.values, g.values);
+      // A whole layer the loop unrolls: the rolled loop too, the same commands and values.
+      if constexpr (unrolls<L, P>()) {
+        const outcome r = run<Net, P, I>(loop::rolled, stripes, prm, x, x2, mode, seed, cores);
+        for (const auto& s : r.problems) ADD_FAILURE() << s;
+        EXPECT_EQ(r.commands, g.commands);
+        EXPECT_EQ(r.values, g.values);
+      }
     }
   }
 }

@@ -28,6 +28,21 @@ TEST(ConvTiles, BordersAndColumnTiles) {
   check<conv3x3, plan_with(conv3x3::layers[1], 5, 7, 5), false>({{{0, 19, 0, 12}}}, 8, 7);
 }
 
+// Layers of few tiles run whole through the unrolled sequence (check() compares it with the
+// rolled loop as well); one of many tiles keeps the loop.
+TEST(ConvTiles, UnrolledAndRolled) {
+  constexpr layer_plan few = plan_with(conv3x3::layers[1], 5, 7, 12);
+  static_assert(unrolls<conv3x3::layers[1], few>());
+  constexpr layer_plan many = plan_with(conv3x3::layers[1], 1, 7, 12);  // 19 x 4 tiles
+  static_assert(!unrolls<conv3x3::layers[1], many>());
+  static_assert(
+      schedule::conv_detail::specialised<conv3x3::layers[1], many>(hal::host_dma::limits));
+  check<conv3x3, many>({{{0, 19, 0, 12}}, {{0, 7, 0, 12}, {7, 19, 0, 12}}}, 8, 46);
+  constexpr layer_plan dw_many = plan_with(dwise::layers[1], 1, 17, 4);  // 15 x 5 tiles
+  static_assert(!unrolls<dwise::layers[1], dw_many>());
+  check<dwise, dw_many>({{{0, 15, 0, 20}}}, 8, 47);
+}
+
 TEST(ConvTiles, StridedAndPadded) {
   constexpr layer_plan p = plan_with(strided::layers[1], 3, 2, 6);
   check<strided, p>({{{0, 10, 0, 6}}, {{0, 3, 0, 6}, {3, 6, 0, 6}, {6, 10, 0, 6}}}, 3, 8);

@@ -558,11 +558,15 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
     return true;
   };
   if constexpr (Whole) {
-    // Tile t has parity t % 2; the last one returns false.
-    [&]<int... I>(std::integer_sequence<int, I...>) CTILE_INLINE {
-      (void)(tile.template operator() < (XAlt || y_dual) ? I % 2 : 0 > () && ...);
-    }
-    (std::make_integer_sequence<int, P.n_c * P.n_h * P.n_w>{});
+    // Tile t, of parity t % 2 when the buffers alternate; the last one returns false.
+    const auto nth = [&]<int T>() CTILE_INLINE {
+      constexpr int parity = XAlt || y_dual ? T % 2 : 0;
+      return tile.template operator()<parity>();
+    };
+    const auto all = [&]<int... T>(std::integer_sequence<int, T...>) CTILE_INLINE {
+      (void)(nth.template operator()<T>() && ...);
+    };
+    all(std::make_integer_sequence<int, P.n_c * P.n_h * P.n_w>{});
   } else {
     run_by_parity<XAlt || y_dual>(tile);
   }
@@ -748,11 +752,12 @@ template <layer L, layer_plan P, class Env>
 
 /// The loop nest of a standard, pointwise or depthwise convolution, a pool or an add known at
 /// compile time, specialised (see above); `L` and `P` must satisfy conv_detail::specialised.
-template <layer L, layer_plan P, class Env>
+/// `Unroll` false keeps the loop rolled even where conv_detail::unrolled would unroll it.
+template <layer L, layer_plan P, bool Unroll = true, class Env>
 void run_conv_tiles(Env& env, const kernels::requant_plan& q, const l2_operands& v,
                     std::uint8_t* l1) {
   constexpr bool x_dual = P.l1.x[0] != P.l1.x[1];
-  if constexpr (conv_detail::unrolled<L, P>()) {
+  if constexpr (Unroll && conv_detail::unrolled<L, P>()) {
     if (conv_detail::whole<L>(v)) {
       constexpr bool per_tile_input =
           L.kind == op::depthwise || conv_detail::channel_input(L) || P.n_h * P.n_w > 1;
