@@ -13,7 +13,10 @@
 // - the weights and per-channel parameters change once per output-channel tile, in a path of
 //   their own: the next channel tile's weights are prefetched as soon as the current ones
 //   have arrived, and the kernel arguments that depend on rows only change when a row tile
-//   starts.
+//   starts;
+// - a layer of few tiles that runs whole is not a loop at all: its tiles are the same body
+//   called in sequence with constant indices (see unrolled()), so every command, buffer and
+//   kernel argument is a constant.
 //
 // The transfers are those of run_tiles (same commands, same buffers), except that the next
 // channel tile's weights start at the first tile of the current channel tile instead of its
