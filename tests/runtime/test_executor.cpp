@@ -57,6 +57,30 @@ TEST(Executor, Cifar10WithoutL3) {
   check_network<examples::cifar10_cnn, no_l3>("no L3");
 }
 
+// Two layers of the same shape, named apart, reading different tensors, with different
+// requantization constants: one loop nest serves both, and the network stays bit-exact.
+using twins = network<input(12, 10, 16),                                   //
+                      pointwise(16).bn().requantized(1, 256).named("a"),   //
+                      pointwise(16).bn().requantized(3, 1024).named("b"),  //
+                      pointwise(8).bn().requantized(1, 128).named("c")>;
+
+TEST(Executor, LayersOfOneShapeShareALoopNest) {
+  using env = schedule::exec_env<hal::host_dma, hal::host_cluster, schedule::sim_checks>;
+  for (const auto* what : {"gap8", "tiny L1"}) {
+    SCOPED_TRACE(what);
+    const bool gap = std::string(what) == "gap8";
+    const auto& t = gap ? executor<twins, gap8>::static_tiles::table<env>
+                        : executor<twins, tiny_l1>::static_tiles::table<env>;
+    EXPECT_EQ(t[1], t[2]);
+    EXPECT_NE(t[1], t[3]);
+    EXPECT_NE(t[1], nullptr);
+  }
+  static_assert(executor<twins, gap8>::plan.layers[1] == executor<twins, gap8>::plan.layers[2],
+                "The twin layers' plans are the same.");
+  check_network<twins, gap8>("gap8");
+  check_network<twins, tiny_l1>("tiny L1");
+}
+
 TEST(Executor, L2PeakMatchesThePlanAndDorysBound) {
   check_l2_peak<examples::cifar10_cnn, gap8>();
   check_l2_peak<examples::cifar10_cnn, small_l2>();

@@ -783,6 +783,18 @@ void run_conv_tiles(Env& env, const kernels::requant_plan& q, const l2_operands&
   }
 }
 
+/// What a layer's loop nest depends on: the layer without its name, its connectivity and its
+/// requantization constants (the loop takes the requantization plan at run time), so that
+/// layers of the same shape (MobileNet's five middle blocks) share one loop nest when their
+/// plans are the same too.
+constexpr layer loop_key(layer l) {
+  l.name = {};
+  l.sources[0] = l.sources[1] = source{};
+  l.src[0] = l.src[1] = -1;
+  l.quant = requant{};
+  return l;
+}
+
 /// The loop nest of a layer and plan known at compile time: the specialised convolution or
 /// linear loop when it applies, else the same code as run_tiles (always inlined), instantiated here
 /// so that the layer's shape and plan fold into its loop bounds, border sizes and buffer offsets.
