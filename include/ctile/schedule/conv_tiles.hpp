@@ -786,13 +786,24 @@ void run_conv_tiles(Env& env, const kernels::requant_plan& q, const l2_operands&
 /// What a layer's loop nest depends on: the layer without its name, its connectivity and its
 /// requantization constants (the loop takes the requantization plan at run time), so that
 /// layers of the same shape (MobileNet's five middle blocks) share one loop nest when their
-/// plans are the same too.
+/// plans' tilings are the same too.
 constexpr layer loop_key(layer l) {
   l.name = {};
   l.sources[0] = l.sources[1] = source{};
   l.src[0] = l.src[1] = -1;
   l.quant = requant{};
   return l;
+}
+/// The same for a plan: without its L3 decisions (the executor carries them out around the
+/// loop nest), its total cycles and score, and how it was searched.
+constexpr layer_plan loop_key(layer_plan p) {
+  p.l3 = l3_decision{};
+  p.cycles = 0;
+  p.score = 0;
+  p.goal = objective::model;
+  p.max_tile_h = 0;
+  p.l1_needed = 0;
+  return p;
 }
 
 /// The loop nest of a layer and plan known at compile time: the specialised convolution or

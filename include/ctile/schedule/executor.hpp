@@ -368,7 +368,7 @@ struct executor {
   using quant_plans = std::array<kernels::requant_plan, Net::size>;
 
   /// Each layer's loop nest instantiated with its shape and plan as constants (one for layers
-  /// that differ only in name, connectivity or requantization constants: loop_key), reached
+  /// that differ only in what no loop reads: loop_key), reached
   /// through a table indexed by the layer (a few instructions, whatever the layer).
   struct static_tiles {
     template <class Env>
@@ -379,7 +379,8 @@ struct executor {
       if constexpr (Net::layers[I].kind == op::input) {
         return nullptr;
       } else {
-        return &schedule::run_tiles_static<schedule::loop_key(Net::layers[I]), plan.layers[I], Env>;
+        return &schedule::run_tiles_static<schedule::loop_key(Net::layers[I]),
+                                           schedule::loop_key(plan.layers[I]), Env>;
       }
     }
     template <class Env>
