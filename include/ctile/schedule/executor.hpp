@@ -367,9 +367,9 @@ struct executor {
 
   using quant_plans = std::array<kernels::requant_plan, Net::size>;
 
-  /// Each layer's loop nest instantiated with its shape and plan as constants (one for layers
-  /// that differ only in what no loop reads: loop_key), reached
-  /// through a table indexed by the layer (a few instructions, whatever the layer).
+  /// Each layer's loop nest instantiated with its shape and plan as constants, reached through
+  /// a table indexed by the layer (a few instructions, whatever the layer). Layers that differ
+  /// only in what no loop reads share one (loop_key).
   struct static_tiles {
     template <class Env>
     using entry = void (*)(Env&, const kernels::requant_plan&, const schedule::l2_operands&,
@@ -383,12 +383,13 @@ struct executor {
                                            schedule::loop_key(plan.layers[I]), Env>;
       }
     }
-    template <class Env>
-    static constexpr std::array<entry<Env>, Net::size> table = [
-    ]<std::size_t... I>(std::index_sequence<I...>) {
-      return std::array<entry<Env>, Net::size>{entry_of<Env, I>()...};
+    template <class Env, std::size_t... I>
+    static constexpr std::array<entry<Env>, Net::size> table_of(std::index_sequence<I...>) {
+      return {entry_of<Env, I>()...};
     }
-    (std::make_index_sequence<Net::size>{});
+    template <class Env>
+    static constexpr std::array<entry<Env>, Net::size> table =
+        table_of<Env>(std::make_index_sequence<Net::size>{});
 
     template <class Env>
     void operator()(std::size_t i, Env& env, const layer&, const layer_plan&,
