@@ -3,7 +3,6 @@
 #include <ctile/hal/baremetal.hpp>
 #include <ctile/schedule/dma_split.hpp>
 using namespace ctile;
-schedule::dma_transfer_group<schedule::dma_transfer::strided(hal::dma_dir::l2_to_l1, 20, 40000,
-                                                             50000),
-                             hal::baremetal_dma>
+schedule::dma_transfer_group<
+    schedule::dma_transfer::strided(hal::dma_dir::l2_to_l1, 20, 40000, 50000), hal::baremetal_dma>
     group;

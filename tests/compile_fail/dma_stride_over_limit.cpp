@@ -5,6 +5,6 @@
 using namespace ctile;
 void issue(hal::baremetal_dma& dma, void* l1, void* l2) {
   hal::baremetal_dma::handle h;
-  schedule::start_command<schedule::dma_piece{0, 0, 1000, 100, 40000}>(
-      dma, hal::dma_dir::l2_to_l1, l1, l2, h);
+  schedule::start_command<schedule::dma_piece{0, 0, 1000, 100, 40000}>(dma, hal::dma_dir::l2_to_l1,
+                                                                       l1, l2, h);
 }

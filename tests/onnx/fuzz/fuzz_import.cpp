@@ -10,8 +10,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
-    const auto net =
-        ctile::onnx::import_onnx_bytes({reinterpret_cast<const char*>(data), size});
+    const auto net = ctile::onnx::import_onnx_bytes({reinterpret_cast<const char*>(data), size});
     ctile::onnx::header_options h;
     h.name = "fuzzed";
     (void)ctile::onnx::generate_header(net, h);
