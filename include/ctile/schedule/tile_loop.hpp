@@ -428,10 +428,11 @@ template <class Env>
 
   if (total <= 0) return;
   // The kernel arguments every tile shares, set once; the loop sets the tile's own.
-  kernels::tile_args a;
+  args_room room;
+  kernels::tile_args& a = fresh_args(room);
   a.h_in = 1, a.w_in = 1;
   a.h_out = 1, a.w_out = 1;
-  a.quant = q;
+  set_fields(a.quant, q);
   a.scratch = l1 + P.l1.scratch;
   a.cores = env.cores();
   a.split = P.split;
@@ -609,10 +610,11 @@ template <class Env>
 
   if (total <= 0) return;
   // The kernel arguments every tile shares, set once; the loop sets the tile's own.
-  kernels::tile_args a;
+  args_room room;
+  kernels::tile_args& a = fresh_args(room);
   a.kh = L.kernel.h, a.kw = L.kernel.w;
   a.sh = L.stride.h, a.sw = L.stride.w;
-  a.quant = q;
+  set_fields(a.quant, q);
   a.scale0 = L.in_scale[0];
   a.scale1 = L.in_scale[1];
   a.scratch = l1 + P.l1.scratch;
