@@ -77,7 +77,8 @@ outcome run(loop which, const std::vector<stripe>& stripes, const layer_params& 
   std::uint8_t* w = out + out_bytes;
   for (std::size_t i = 0; i < in_bytes; ++i) in[i] = static_cast<std::uint8_t>(x[i]);
   for (std::size_t i = 0; i < x2.size(); ++i) in2[i] = static_cast<std::uint8_t>(x2[i]);
-  schedule::pack_weights(L, schedule::weight_block_channels(L, P), prm, w);
+  schedule::pack_weights(L, schedule::weight_block_channels(L, P), prm, w,
+                         schedule::weight_block_k(L, P));
 
   hal::host_dma dma(mem);
   hal::host_cluster cluster(cores, hal::cluster_mode::deterministic);

@@ -30,4 +30,25 @@ TEST(ConvTiles, Linear) {
   check<fc_raw, raw>({{{0, 1, 0, 10}}}, 8, 23);
 }
 
+// Linear layers whose whole input and whole output stay in L1: two K tiles read the input in
+// place (the loop whose arguments are set per parity), one K tile too, over channel stripes.
+TEST(ConvTiles, LinearWholeInputAndOutput) {
+  constexpr layer_plan two = plan_linear(fc::layers[1], 8, 320);  // 5 x 2 tiles
+  static_assert(two.n_k == 2 && two.x_copies == 1 && two.y_copies == 1 && two.n_c == 5,
+                "Two K tiles of a 640-byte reduction keep the input whole.");
+  static_assert(two.x_bytes == 640 && two.y_bytes == 37,
+                "The whole input and the whole output are one buffer each.");
+  check<fc, two>({{{0, 1, 0, 37}}, {{0, 1, 0, 16}, {0, 1, 16, 24}, {0, 1, 24, 37}}}, 8, 24);
+  check<fc, single_buffered(two)>({{{0, 1, 0, 37}}}, 5, 25);
+  // An odd K tile: the second slice starts on a word, the last one is short.
+  constexpr layer_plan odd = plan_linear(fc_raw::layers[1], 4, 152);  // 3 x 2 tiles
+  static_assert(odd.n_k == 2 && odd.x_copies == 1 && odd.last_k == 148 && odd.last_c == 2,
+                "A 300-byte reduction cut in two keeps the input whole.");
+  check<fc_raw, odd>({{{0, 1, 0, 10}}, {{0, 1, 0, 4}, {0, 1, 4, 10}}}, 8, 26);
+  constexpr layer_plan one = plan_linear(fc_raw::layers[1], 3, 0);  // 4 x 1 tiles
+  static_assert(one.n_k == 1 && one.y_copies == 1 && one.y_bytes == 40,
+                "Four channel tiles share one output buffer of the whole layer.");
+  check<fc_raw, one>({{{0, 1, 0, 10}}, {{0, 1, 0, 6}, {0, 1, 6, 10}}}, 8, 27);
+}
+
 }  // namespace

@@ -74,7 +74,8 @@ outcome run_tiled(const layer& l, const layer_plan& p, const layer_data& d,
   std::uint8_t* w = out + ((out_bytes + 3) & ~std::size_t{3});
   for (std::size_t i = 0; i < in_bytes; ++i) in[i] = static_cast<std::uint8_t>(x[i]);
   for (std::size_t i = 0; i < x2.size(); ++i) in2[i] = static_cast<std::uint8_t>(x2[i]);
-  schedule::pack_weights(l, schedule::weight_block_channels(l, p), d.params(), w);
+  schedule::pack_weights(l, schedule::weight_block_channels(l, p), d.params(), w,
+                         schedule::weight_block_k(l, p));
 
   hal::basic_host_dma<Lim> dma(mem);
   hal::host_cluster cluster(cores, cm);

@@ -188,21 +188,47 @@ constexpr int linear_k_tile(int K, int nk) {
   return t < K ? t : K;
 }
 
+/// Whether a linear layer whose reduction is cut in K tiles of `tk` bytes keeps its whole
+/// input in L1 (one buffer, loaded once per run, each tile reading its slice in place): when
+/// that takes no more L1 than two slices, which holds for two K tiles.
+constexpr bool linear_x_whole(const tiling_problem& P, int tk) {
+  const std::int64_t K = linear_k(P);
+  return tk < K && ((K + 3) & ~std::int64_t{3}) <= 2 * ((std::int64_t{tk} + 3) & ~std::int64_t{3});
+}
+
 /// The L1 bytes of a linear layer's tiles of `tc` output channels and `tk` bytes of the
-/// reduction (tk >= K: the whole input, loaded once). With the reduction cut (tk < K) the input
-/// slice and the weights are double-buffered and reloaded every tile, and the tile's int32
-/// partial sums stay in L1 (the scratch buffer) from its first K tile to its last.
-constexpr int l1_bytes_linear(const tiling_problem& P, int tc, int tk) {
+/// reduction (tk >= K: the whole input, loaded once), with the whole output in one buffer
+/// (`y_whole`) or double-buffered channel tiles. With the reduction cut (tk < K) the weights
+/// are double-buffered and reloaded every tile, the input too unless it is kept whole
+/// (linear_x_whole), and the tile's int32 partial sums stay in L1 (the scratch buffer) from
+/// its first K tile to its last.
+constexpr std::int64_t l1_bytes_linear_as(const tiling_problem& P, int tc, int tk, bool y_whole) {
   using i64 = std::int64_t;
   const int K = linear_k(P);
   if (tk <= 0 || tk > K) tk = K;
   const int nc = (P.C + tc - 1) / tc, nk = (K + tk - 1) / tk;
-  const i64 x = (i64{tk} + 3) & ~i64{3};
-  const i64 y = (i64{tc} * P.out_bpe + 3) & ~i64{3};
+  const bool x_whole = nk == 1 || linear_x_whole(P, tk);
+  const i64 x = (i64{x_whole ? K : tk} + 3) & ~i64{3};
+  y_whole = y_whole || nc == 1;
+  const i64 y = (i64{y_whole ? P.C : tc} * P.out_bpe + 3) & ~i64{3};
   const i64 w = ((i64{tc} * tk + 3) & ~i64{3}) + ((i64{tc} * P.params_per_channel + 3) & ~i64{3});
   const i64 partial = nk > 1 ? i64{4} * tc : 0;
-  const i64 total =
-      (nk > 1 ? 2 : 1) * x + (nc > 1 ? 2 : 1) * y + (nc > 1 || nk > 1 ? 2 : 1) * w + partial;
+  return (x_whole ? 1 : 2) * x + (y_whole ? 1 : 2) * y + (nc > 1 || nk > 1 ? 2 : 1) * w + partial;
+}
+
+/// Whether a linear layer with tiles of `tc` output channels and `tk` bytes of the reduction
+/// keeps its whole output in L1 (one buffer, each channel tile writing its part, sent to L2
+/// once at the end of the run): whenever that fits the L1 budget, as it saves a command and a
+/// wait per channel tile. Otherwise its channel tiles are double-buffered.
+constexpr bool linear_y_whole(const tiling_problem& P, int tc, int tk) {
+  return l1_bytes_linear_as(P, tc, tk, true) <= P.l1_budget;
+}
+
+/// The L1 bytes of a linear layer's tiles (l1_bytes_linear_as), with the output whole when
+/// it fits (linear_y_whole).
+constexpr int l1_bytes_linear(const tiling_problem& P, int tc, int tk) {
+  std::int64_t total = l1_bytes_linear_as(P, tc, tk, true);
+  if (total > P.l1_budget) total = l1_bytes_linear_as(P, tc, tk, false);
   return total > 0x7fffffff ? 0x7fffffff : static_cast<int>(total);
 }
 
@@ -248,8 +274,14 @@ constexpr tile_buffers buffers_for(const tiling_problem& P, int tc, int th, int 
   b.w = clamp(std::int64_t{tc} * P.weights_per_channel);
   b.kl = clamp(std::int64_t{tc} * P.params_per_channel);
   b.scratch = kernel_scratch_bytes(P.kind, P.cores, P.Cin, P.kernel, P.stride, th, P.pad);
+  bool x_whole = true, y_whole = b.nc == 1;
+  if (P.linear) {
+    y_whole = b.nc == 1 || linear_y_whole(P, tc, tk);
+    if (y_whole) b.y = clamp(std::int64_t{P.C} * P.out_bpe);
+  }
   if (P.linear && b.nk > 1) {
-    b.x = b.tk;
+    x_whole = linear_x_whole(P, b.tk);
+    if (!x_whole) b.x = b.tk;
     b.w = clamp(std::int64_t{tc} * b.tk);
     b.scratch = 4 * tc;  // the int32 partial sums
   }
@@ -257,8 +289,8 @@ constexpr tile_buffers buffers_for(const tiling_problem& P, int tc, int th, int 
   const bool many_spatial = b.nh > 1 || b.nw > 1;
   const bool x_changes =
       !P.linear && (P.channels_follow_input ? many_spatial || b.nc > 1 : many_spatial);
-  b.x_copies = x_changes || b.nk > 1 ? 2 : 1;
-  b.y_copies = many_spatial || b.nc > 1 ? 2 : 1;
+  b.x_copies = x_changes || !x_whole ? 2 : 1;
+  b.y_copies = P.linear ? (y_whole ? 1 : 2) : many_spatial || b.nc > 1 ? 2 : 1;
   b.w_copies = b.nc > 1 || b.nk > 1 ? 2 : 1;
   return b;
 }

@@ -588,8 +588,8 @@ constexpr std::uint32_t command_max(const hal::dma_limits& lim) {
 }
 
 /// Whether every transfer of linear layer `L` planned as `P` is one command under `lim`: the
-/// input slices (1-D), the weights (`cn` rows of `kn` bytes, K bytes apart: 2-D unless whole
-/// rows or one row), the per-channel parameters and the outputs (1-D).
+/// input (whole or by slices, 1-D), the weights (`cn` rows of `kn` bytes, K bytes apart: 2-D unless whole
+/// rows or one row), the per-channel parameters and the outputs (1-D, whole or by tiles).
 template <layer L, layer_plan P>
 constexpr bool specialised(const hal::dma_limits& lim) {
   if constexpr (L.kind != op::linear) {
@@ -605,8 +605,14 @@ constexpr bool specialised(const hal::dma_limits& lim) {
     const std::uint32_t m = command_max(lim);
     if (P.n_c < 1 || tk == 0 || last_k == 0 || last_c == 0 || tk > m || 4 * tc > m || tc * eb > m)
       return false;
-    // A merged tile's weights and parameters: one command.
-    if (tile_data_merged(L, P) && tc * static_cast<std::uint32_t>(data_per_channel(L)) > m)
+    // A whole input or output is one command too.
+    if ((P.x_copies == 1 && K > m) ||
+        (P.y_copies == 1 && static_cast<std::uint32_t>(L.out.c) * eb > m))
+      return false;
+    // A merged tile's weights and parameters: one command (with K tiles, the last one's).
+    const auto ppc = static_cast<std::uint32_t>(kl_layout(L, 1).bytes);
+    if (tile_data_merged(L, P) &&
+        tc * (nk > 1 ? last_k + ppc : static_cast<std::uint32_t>(data_per_channel(L))) > m)
       return false;
     for (const std::uint32_t kn : {tk, last_k}) {
       for (const std::uint32_t cn : {tc, last_c}) {
@@ -623,6 +629,12 @@ constexpr bool specialised(const hal::dma_limits& lim) {
 /// The loop nest of a linear layer known at compile time whose every transfer is one command:
 /// the same transfers as run_linear_tiles, with the input and weight buffers chosen by the
 /// tile's parity and each command programmed inline into a handle of its own.
+///
+/// When the input is whole in L1, the weights are double-buffered and a channel tile has one
+/// or two K tiles, a tile's parity decides all its kernel arguments but its output and the
+/// short last channel tile's channel count. Each parity then has its own arguments, set before
+/// the loop, and a tile sets only what is its own. The MobileNet classifier, 1 MB of weights
+/// through L1 in 64 tiles, is such a loop.
 template <layer L, layer_plan P, class Env>
 [[gnu::noinline]] void linear_loop(Env& env, const kernels::requant_plan& q, const l2_operands& v,
                                    std::uint8_t* l1) {
@@ -638,8 +650,11 @@ template <layer L, layer_plan P, class Env>
   constexpr bool x_dual = P.l1.x[0] != P.l1.x[1];
   constexpr bool w_dual = P.l1.w[0] != P.l1.w[1];
   constexpr bool y_dual = P.l1.y[0] != P.l1.y[1];
+  // The whole input in one buffer, loaded once; the whole output in one, sent once.
+  constexpr bool x_whole = P.x_copies == 1, y_whole = P.y_copies == 1;
   // The input slice changes every tile when the reduction is cut (else one slice serves all).
-  constexpr bool x_alt = x_dual && nk > 1;
+  constexpr bool x_alt = x_dual && nk > 1 && !x_whole;
+  constexpr bool steady = w_dual && x_whole && nk <= 2;
   const int ic0 = v.c_begin / P.tile_c, ic1 = tiles_of(v.c_end, P.tile_c);
   const int total = (ic1 - ic0) * nk;
   if (total <= 0) return;
@@ -654,18 +669,22 @@ template <layer L, layer_plan P, class Env>
   typename E::handle wh[2][4]{};                   // weights, bias, kappa, lambda
   constexpr bool merged = tile_data_merged(L, P);  // weights and parameters one command
   const auto load_x = [&](int ik, int b) CTILE_INLINE {
-    xs[b].start(dma, dma_dir::l2_to_l1, dma_piece{0, 0, u(k_bytes(ik)), 0, 0}, l1 + P.l1.x[b],
-                const_cast<std::uint8_t*>(v.x + static_cast<std::ptrdiff_t>(ik) * tk));
+    xs[b].start(dma, dma_dir::l2_to_l1, dma_piece{0, 0, u(x_whole ? K : k_bytes(ik)), 0, 0},
+                l1 + P.l1.x[b], const_cast<std::uint8_t*>(v.x + static_cast<std::ptrdiff_t>(ik) * tk));
   };
   const auto load_w = [&](int ic, int ik, int b) CTILE_INLINE {
     const int cn = channels(ic), kn = k_bytes(ik);
     constexpr int dpc = data_per_channel(L);
     const channel_data d = channel_data_at(K, dpc, merged, v.w_n, ic * P.tile_c - v.w_c0, cn);
-    auto* src = const_cast<std::uint8_t*>(v.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk);
-    if constexpr (merged) {
-      dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[b], src, u(cn * dpc), wh[b][0]);
+    if constexpr (merged) {  // by K tile in the block; the last one with the parameters
+      constexpr int ppc = kl_layout(L, 1).bytes;
+      auto* src =
+          const_cast<std::uint8_t*>(v.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk * cn);
+      const int n = nk > 1 ? cn * (kn + (ik == nk - 1 ? ppc : 0)) : cn * dpc;
+      dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[b], src, u(n), wh[b][0]);
       return;
     }
+    auto* src = const_cast<std::uint8_t*>(v.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk);
     if (cn == 1 || kn == K)
       dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[b], src, u(cn * kn), wh[b][0]);
     else
@@ -681,35 +700,66 @@ template <layer L, layer_plan P, class Env>
     if (klo.lambda >= 0) dma.wait(wh[b][3]);
   };
 
-  // The kernel arguments every tile shares, set once; the loop sets the tile's own.
-  args_room room;
-  kernels::tile_args& a = fresh_args(room);
-  a.h_in = 1, a.w_in = 1;
-  a.h_out = 1, a.w_out = 1;
-  set_fields(a.quant, q);
-  a.scratch = l1 + P.l1.scratch;
-  a.cores = env.cores();
-  set_fields(a.split, P.split);
-  if constexpr (nk > 1) a.partial = reinterpret_cast<std::int32_t*>(l1 + P.l1.scratch);
-  const auto body = [&](int core) { env.run_kernel(kernels::kernel_kind::linear, a, core); };
+  // The kernel arguments every tile shares, set once; the loop sets the tile's own. A steady
+  // loop has a set per parity (below), else the second set is unused.
+  args_room room[2];
+  kernels::tile_args& a0 = fresh_args(room[0]);
+  kernels::tile_args& a1 = steady ? fresh_args(room[1]) : a0;
+  const auto shared = [&](kernels::tile_args& a) CTILE_INLINE {
+    a.h_in = 1, a.w_in = 1;
+    a.h_out = 1, a.w_out = 1;
+    set_fields(a.quant, q);
+    a.scratch = l1 + P.l1.scratch;
+    a.cores = env.cores();
+    set_fields(a.split, P.split);
+    if constexpr (nk > 1) a.partial = reinterpret_cast<std::int32_t*>(l1 + P.l1.scratch);
+  };
+  // What a parity fixes in a steady loop: its K tile's input slice, size and place in the
+  // reduction, and its weight buffer, laid out for `cn` channels.
+  const auto parity_args = [&](kernels::tile_args& a, int b, int cn) CTILE_INLINE {
+    const int ik = nk == 2 ? b : 0;
+    a.in = l1 + P.l1.x[0] + ik * tk;
+    a.c_in = k_bytes(ik);
+    a.c_out = cn;
+    point_weights<L, P>(a, l1, b, cn);
+    if constexpr (nk > 1) {
+      a.k_first = ik == 0;
+      a.k_last = ik == nk - 1;
+    }
+  };
+  shared(a0);
+  if constexpr (steady) shared(a1);
+  const auto body0 = [&](int core) { env.run_kernel(kernels::kernel_kind::linear, a0, core); };
+  const auto body1 = [&](int core) { env.run_kernel(kernels::kernel_kind::linear, a1, core); };
 
   int ic = ic0, ik = 0, yb = 0, left = total;
   load_x(0, 0);
   load_w(ic, 0, 0);
   int cn = channels(ic);
-  a.c_out = cn;
+  if constexpr (steady) {
+    parity_args(a0, 0, cn);
+    parity_args(a1, 1, cn);
+  } else {
+    a0.c_out = cn;
+  }
+  // Where a whole output's next channel tile goes.
+  std::uint8_t* y_next = l1 + P.l1.y[0] + static_cast<std::ptrdiff_t>(ic0) * P.tile_c * eb;
+  a0.out = a1.out = y_next;  // a first K tile writes none, but the kernel checks the pointer
   // One tile with parity B (the input buffer's when x_alt, the weight buffer's when w_dual).
   const auto tile = [&]<int B>() CTILE_INLINE {
     constexpr int xb = x_alt ? B : 0;
     constexpr int wb = w_dual ? B : 0;
+    kernels::tile_args& a = steady && B == 1 ? a1 : a0;
+    // In a steady loop of two K tiles the parity is the K tile.
+    if constexpr (steady && nk == 2) ik = B;
     // One buffer for what changes: loaded now that the previous kernel is done with it.
-    if constexpr (!x_dual && nk > 1) {
+    if constexpr (!x_dual && !x_whole && nk > 1) {
       if (left != total) load_x(ik, 0);
     }
     if constexpr (!w_dual) {
       if (left != total) load_w(ic, ik, 0);
     }
-    xs[xb].wait(dma);
+    if (x_whole ? left == total : true) xs[xb].wait(dma);
     wait_w(ik, wb);
     const bool last = ik == nk - 1;
     const int n_ik = last ? 0 : ik + 1, n_ic = last ? ic + 1 : ic;
@@ -718,35 +768,60 @@ template <layer L, layer_plan P, class Env>
       if constexpr (w_dual) load_w(n_ic, n_ik, 1 - wb);
     }
     const int kn = k_bytes(ik);
-    if (last) ys[yb].wait(dma);  // the output buffer is free once its transfer is done
-    a.in = l1 + P.l1.x[xb];
-    a.c_in = kn;
-    a.out = l1 + P.l1.y[yb];
-    point_weights<L, P>(a, l1, wb, cn);
-    if constexpr (nk > 1) {
-      a.k_first = ik == 0;
-      a.k_last = last;
+    if constexpr (!steady) {
+      a.in = l1 + P.l1.x[xb] + (x_whole ? ik * tk : 0);
+      a.c_in = kn;
+      point_weights<L, P>(a, l1, wb, cn);
+      if constexpr (nk > 1) {
+        a.k_first = ik == 0;
+        a.k_last = last;
+      }
+    }
+    if (last) {
+      if constexpr (y_whole) {
+        a.out = y_next;
+        y_next += P.tile_c * eb;
+      } else {
+        ys[yb].wait(dma);  // the output buffer is free once its transfer is done
+        a.out = l1 + P.l1.y[yb];
+      }
     }
     env.check_tile(kernels::kernel_kind::linear, a, P.scratch_bytes);
     {
       [[maybe_unused]] auto reading = env.reading(a.in, kn);
       [[maybe_unused]] auto writing = env.writing(a.out, last ? cn * eb : 0);
-      env.cluster.fork(a.cores, body);
+      if (steady && B == 1)
+        env.cluster.fork(a.cores, body1);
+      else
+        env.cluster.fork(a.cores, body0);
     }
-    if (last) {  // send the channel tile's output to L2
-      ys[yb].start(dma, dma_dir::l1_to_l2, dma_piece{0, 0, u(cn * eb), 0, 0}, l1 + P.l1.y[yb],
-                   v.y + static_cast<std::ptrdiff_t>(ic) * P.tile_c * eb);
-      if constexpr (y_dual) yb = 1 - yb;
+    if constexpr (!y_whole) {
+      if (last) {  // send the channel tile's output to L2
+        ys[yb].start(dma, dma_dir::l1_to_l2, dma_piece{0, 0, u(cn * eb), 0, 0}, l1 + P.l1.y[yb],
+                     v.y + static_cast<std::ptrdiff_t>(ic) * P.tile_c * eb);
+        if constexpr (y_dual) yb = 1 - yb;
+      }
     }
     if (--left == 0) return false;
-    if (last) {
-      cn = channels(n_ic);
-      a.c_out = cn;
-    }
     ic = n_ic, ik = n_ik;
+    if (last && P.last_c != P.tile_c && ic == P.n_c - 1) {  // the short last channel tile
+      cn = channels(ic);
+      if constexpr (steady) {
+        parity_args(a0, 0, cn);
+        parity_args(a1, 1, cn);
+      } else {
+        a0.c_out = cn;
+      }
+    }
     return true;
   };
   conv_detail::run_by_parity<x_alt || w_dual>(tile);
+  if constexpr (y_whole) {  // the run's channels, sent at once
+    const int c0 = ic0 * P.tile_c, n = (ic1 * P.tile_c < L.out.c ? ic1 * P.tile_c : L.out.c) - c0;
+    ys[0].start(dma, dma_dir::l1_to_l2, dma_piece{0, 0, u(n * eb), 0, 0},
+                l1 + P.l1.y[0] + static_cast<std::ptrdiff_t>(c0) * eb,
+                v.y + static_cast<std::ptrdiff_t>(c0) * eb);
+  }
   ys[0].wait(dma);
   ys[1].wait(dma);
 }

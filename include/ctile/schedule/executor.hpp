@@ -69,7 +69,8 @@ inline void stage_weights(const plan_view& v, std::span<const layer_params> para
     if (!l.has_weights()) continue;
     const layer_l2& s = v.l2[i];
     std::uint8_t* base = s.l3_w >= 0 ? l3 + s.l3_w : l2 + s.w.offset;
-    pack_weights(l, weight_block_channels(l, v.plans[i]), params[i], base);
+    pack_weights(l, weight_block_channels(l, v.plans[i]), params[i], base,
+                 weight_block_k(l, v.plans[i]));
   }
 }
 

@@ -346,8 +346,10 @@ template <hal::dma_engine E>
                                                  const layer_plan& p, std::uint8_t* l1, int b,
                                                  bool merged, int cn) {
   a.weights = reinterpret_cast<const std::int8_t*>(l1 + p.l1.w[b]);
-  if (merged && cn != p.tile_c)
-    point_params(a, l1 + p.l1.w[b] + cn * weights_per_channel(l), kl_layout(l, cn));
+  // A merged K-tiled linear tile's parameters follow its last K tile's weights.
+  const int wk = p.n_k > 1 ? p.last_k : weights_per_channel(l);
+  if (merged && (cn != p.tile_c || p.n_k > 1))
+    point_params(a, l1 + p.l1.w[b] + cn * wk, kl_layout(l, cn));
   else
     point_params(a, l1 + p.l1.kl[b], kl_layout(l, p.tile_c));
 }
@@ -358,21 +360,28 @@ template <layer L, layer_plan P>
                                                  int cn) {
   constexpr kl_offsets klo = kl_layout(L, P.tile_c);
   a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[b]);
+  constexpr int wk = P.n_k > 1 ? P.last_k : weights_per_channel(L);
   if constexpr (tile_data_merged(L, P) && P.last_c != P.tile_c) {
     constexpr kl_offsets last = kl_layout(L, P.last_c);
     if (cn != P.tile_c) {
-      point_params(a, l1 + P.l1.w[b] + P.last_c * weights_per_channel(L), last);
+      point_params(a, l1 + P.l1.w[b] + P.last_c * wk, last);
       return;
     }
   }
-  point_params(a, l1 + P.l1.kl[b], klo);
+  if constexpr (tile_data_merged(L, P) && P.n_k > 1)
+    point_params(a, l1 + P.l1.w[b] + P.tile_c * wk, klo);  // after the last K tile's weights
+  else
+    point_params(a, l1 + P.l1.kl[b], klo);
 }
 
 /// The loop nest of a linear layer: output-channel tiles, and inside each the K tiles of the
 /// reduction (one when it is not cut). While the kernel computes tile i, the DMA brings tile
-/// i+1's input slice and weights (tc rows of tk bytes, K bytes apart in L2: one 2-D
-/// transfer); the last K tile of a channel tile brings its bias/kappa/lambda too and sends its
-/// output. With the reduction cut, the int32 partial sums stay in the plan's scratch buffer.
+/// i+1's weights (tc rows of tk bytes, K bytes apart in L2: one 2-D transfer) and input slice;
+/// the last K tile of a channel tile brings its bias/kappa/lambda too and sends its output.
+/// With the reduction cut, the int32 partial sums stay in the plan's scratch buffer. A plan
+/// with one input buffer (x_copies 1) holds the whole input, loaded once, each K tile reading
+/// its slice in place; one with one output buffer (y_copies 1) holds the whole layer's output,
+/// each channel tile writing its part, and sends the run's channels once at the end.
 template <class Env>
 [[gnu::always_inline]] inline void run_linear_tiles(Env& env, const layer& L, const layer_plan& P,
                                                     const kernels::requant_plan& q,
@@ -403,10 +412,11 @@ template <class Env>
   const bool x_dual = P.l1.x[0] != P.l1.x[1];
   const bool w_dual = P.l1.w[0] != P.l1.w[1];
   const bool y_dual = P.l1.y[0] != P.l1.y[1];
+  const bool x_whole = P.x_copies == 1, y_whole = P.y_copies == 1;
 
   const auto load_x = [&](int ik, int b) CTILE_INLINE {
     x_in[b] = ik;
-    const int kn = k_bytes(ik);
+    const int kn = x_whole ? K : k_bytes(ik);
     copy_box(dma, xs[b], dma_dir::l2_to_l1, l1 + P.l1.x[b],
              v.x + static_cast<std::ptrdiff_t>(ik) * tk, 1, 1, kn, kn, kn);
   };
@@ -415,9 +425,11 @@ template <class Env>
     const int cn = channels(ic), kn = k_bytes(ik);
     const channel_data d =
         channel_data_at(wpc, data_per_channel(L), merged, v.w_n, ic * P.tile_c - v.w_c0, cn);
-    if (merged) {  // the tile's weights and parameters, one run of bytes
-      const int n = cn * data_per_channel(L);
-      copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b], v.w + d.weights, 1, 1, n, n, n);
+    if (merged) {  // the tile's weights (and on its last K tile, parameters): one run of bytes
+      const int n = cn * (nk > 1 ? kn + (ik == nk - 1 ? kl_layout(L, 1).bytes : 0)
+                                 : data_per_channel(L));
+      copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b],
+               v.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk * cn, 1, 1, n, n, n);
       return;
     }
     copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b],
@@ -442,7 +454,7 @@ template <class Env>
   load_x(ik, 0);
   load_w(ic, ik, 0);
   for (int t = 0; t < total; ++t) {
-    if (x_in[xb] != ik) {
+    if (!x_whole && x_in[xb] != ik) {
       if (x_dual && x_in[1 - xb] == ik)
         xb = 1 - xb;
       else
@@ -460,16 +472,16 @@ template <class Env>
     // Prefetch the next tile's input slice and weights into the other buffers.
     const int n_ik = ik + 1 == nk ? 0 : ik + 1, n_ic = ik + 1 == nk ? ic + 1 : ic;
     if (t + 1 < total) {
-      if (x_dual && n_ik != ik) load_x(n_ik, 1 - xb);
+      if (!x_whole && x_dual && n_ik != ik) load_x(n_ik, 1 - xb);
       if (w_dual) load_w(n_ic, n_ik, 1 - wb);
     }
     const bool last = ik == nk - 1;
     const int cn = channels(ic), kn = k_bytes(ik);
-    if (last) ys[yb].wait(dma);  // the output buffer is free once its transfer is done
+    if (last && !y_whole) ys[yb].wait(dma);  // the buffer is free once its transfer is done
 
-    a.in = l1 + P.l1.x[xb];
+    a.in = l1 + P.l1.x[xb] + (x_whole ? ik * tk : 0);
     a.c_in = kn;
-    a.out = l1 + P.l1.y[yb];
+    a.out = l1 + P.l1.y[yb] + (y_whole ? ic * P.tile_c * ebytes : 0);
     a.c_out = cn;
     point_weights(a, L, P, l1, wb, merged, cn);
     if (nk > 1) {
@@ -482,13 +494,19 @@ template <class Env>
       [[maybe_unused]] auto writing = env.writing(a.out, last ? cn * ebytes : 0);
       env.cluster.fork(a.cores, body);
     }
-    if (last) {  // send the channel tile's output to L2
+    if (last && !y_whole) {  // send the channel tile's output to L2
       copy_box(dma, ys[yb], dma_dir::l1_to_l2, l1 + P.l1.y[yb],
                v.y + static_cast<std::ptrdiff_t>(ic) * P.tile_c * ebytes, 1, 1, cn * ebytes,
                cn * ebytes, cn * ebytes);
       if (y_dual) yb = 1 - yb;
     }
     ic = n_ic, ik = n_ik;
+  }
+  if (y_whole) {  // the run's channels, from the first channel tile's to the last one's end
+    const int c0 = ic0 * P.tile_c, n = (ic1 * P.tile_c < L.out.c ? ic1 * P.tile_c : L.out.c) - c0;
+    copy_box(dma, ys[0], dma_dir::l1_to_l2, l1 + P.l1.y[0] + c0 * ebytes,
+             v.y + static_cast<std::ptrdiff_t>(c0) * ebytes, 1, 1, n * ebytes, n * ebytes,
+             n * ebytes);
   }
   ys[0].wait(dma);
   ys[1].wait(dma);

@@ -44,15 +44,24 @@ constexpr int data_per_channel(const layer& l) {
 }
 
 /// Whether a channel tile's weights and parameters are one run of bytes in L2 and in L1: the
-/// layer has weights, its reduction is not cut (a cut one brings weights by K slices), every
-/// channel tile's weights (the last one's too) end on a word, so the parameters that follow
-/// them in L1 are aligned for the kernel, and the plan's L1 layout puts each parameter buffer
-/// right after its weight buffer (make_layer_plan does).
+/// layer has weights, every channel tile's weights (the last one's too) end on a word, so the
+/// parameters that follow them in L1 are aligned for the kernel, and the plan's L1 layout puts
+/// each parameter buffer right after its weight buffer (make_layer_plan does). A linear layer
+/// whose reduction is cut in K tiles has its blocks ordered by K tile (pack_weights): each
+/// (channel tile, K tile) is then one run of bytes, the last K tile's followed by the tile's
+/// parameters, and it is the last K tile's weights that must end on a word.
 constexpr bool tile_data_merged(const layer& l, const layer_plan& p) {
-  const int wpc = weights_per_channel(l);
-  const int w = p.tile_c * wpc;
-  return l.has_weights() && p.n_k <= 1 && w % 4 == 0 && (p.last_c * wpc) % 4 == 0 &&
+  const int wpc = p.n_k > 1 ? p.last_k : weights_per_channel(l);
+  const int w = p.tile_c * (p.n_k > 1 ? p.tile_k : wpc);
+  return l.has_weights() && (p.tile_c * wpc) % 4 == 0 && (p.last_c * wpc) % 4 == 0 &&
          p.l1.kl[0] == p.l1.w[0] + w && p.l1.kl[1] == p.l1.w[1] + w;
+}
+
+/// The K tile by which the blocks of a layer's constant data are ordered (pack_weights): the
+/// plan's, for a linear layer whose reduction is cut and whose tiles are merged; else 0 (each
+/// channel's weights whole, one channel after the other).
+constexpr int weight_block_k(const layer& l, const layer_plan& p) {
+  return p.n_k > 1 && tile_data_merged(l, p) ? p.tile_k : 0;
 }
 
 /// Output channels per block of a layer's constant data under plan `p`.
@@ -81,8 +90,11 @@ struct channel_data {
 }
 
 /// Writes a layer's constant data at `dst` in blocks of `g` output channels (whatever the
-/// blocks, the plan_detail::weight_bytes(l) bytes the planner reserves for it).
-inline void pack_weights(const layer& l, int g, const layer_params& p, std::uint8_t* dst) {
+/// blocks, the plan_detail::weight_bytes(l) bytes the planner reserves for it). With `tk` > 0
+/// a block's weights go by K tiles of `tk` bytes: the first `tk` bytes of each of its
+/// channels, then the next `tk`, and so on (the last K tile may be shorter).
+inline void pack_weights(const layer& l, int g, const layer_params& p, std::uint8_t* dst,
+                         int tk = 0) {
   if (!l.has_weights()) return;
   if (g <= 0) g = l.out.c;
   const int wpc = weights_per_channel(l);
@@ -97,8 +109,20 @@ inline void pack_weights(const layer& l, int g, const layer_params& p, std::uint
     std::uint8_t* block = dst + static_cast<std::ptrdiff_t>(c0) * dpc;
     const auto c = static_cast<std::size_t>(c0);
     const auto un = static_cast<std::size_t>(n);
-    put(block, p.weights.data() + c * static_cast<std::size_t>(wpc),
-        un * static_cast<std::size_t>(wpc));
+    if (tk > 0 && tk < wpc) {
+      std::uint8_t* to = block;
+      for (int k0 = 0; k0 < wpc; k0 += tk) {
+        const int kn = wpc - k0 < tk ? wpc - k0 : tk;
+        for (int ch = 0; ch < n; ++ch, to += kn)
+          put(to,
+              p.weights.data() + (c + static_cast<std::size_t>(ch)) * static_cast<std::size_t>(wpc) +
+                  static_cast<std::size_t>(k0),
+              static_cast<std::size_t>(kn));
+      }
+    } else {
+      put(block, p.weights.data() + c * static_cast<std::size_t>(wpc),
+          un * static_cast<std::size_t>(wpc));
+    }
     std::uint8_t* params = block + static_cast<std::ptrdiff_t>(n) * wpc;
     const kl_offsets k = kl_layout(l, n);
     if (k.bias >= 0) put(params + k.bias, p.bias.data() + c, 4 * un);
