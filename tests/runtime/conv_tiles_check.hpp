@@ -32,6 +32,12 @@ constexpr layer_plan plan_linear(const layer& l, int tc, int tk) {
   const tiling_problem prob = make_problem(l, plat);
   return make_layer_plan(prob, tc, 1, 1, cost::default_split(prob), tk);
 }
+/// The plan of linear layer `l` under an L1 budget of `budget` bytes.
+constexpr layer_plan plan_linear_in(const layer& l, int tc, int tk, int budget) {
+  tiling_problem prob = make_problem(l, plat);
+  prob.l1_budget = budget;
+  return make_layer_plan(prob, tc, 1, 1, cost::default_split(prob), tk);
+}
 /// The same with one copy of the input, output and weight buffers (each tile reloads its input
 /// and the weights of its channel tile once the previous kernel is done).
 constexpr layer_plan single_buffered(layer_plan p) {
@@ -198,6 +204,7 @@ using dw_strided =
     network<input(16, 16, 16), depthwise(3).strides(2).padded(1, 0, 1, 0).bn().requantized(1, 128)>;
 using fc = network<input(4, 4, 40), linear(37).with_bias().bn().requantized(1, 1 << 14)>;
 using fc_raw = network<input(1, 1, 300), linear(10).with_bias().raw()>;
+using fc_odd = network<input(1, 1, 105), linear(9).with_bias().bn().requantized(1, 256)>;
 using pw_net = network<input(16, 16, 32), pointwise(24).bn().requantized(1, 1024)>;
 
 }  // namespace conv_tiles_test

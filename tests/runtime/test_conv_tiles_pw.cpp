@@ -49,6 +49,38 @@ TEST(ConvTiles, LinearWholeInputAndOutput) {
   static_assert(one.n_k == 1 && one.y_copies == 1 && one.y_bytes == 40,
                 "Four channel tiles share one output buffer of the whole layer.");
   check<fc_raw, one>({{{0, 1, 0, 10}}, {{0, 1, 0, 6}, {0, 1, 6, 10}}}, 8, 27);
+  // A last K tile of 49 bytes: tiles of 3 channels do not end on a word, so the parameters
+  // are commands of their own.
+  constexpr layer_plan apart = plan_linear(fc_odd::layers[1], 3, 56);  // 3 x 2 tiles
+  static_assert(apart.n_k == 2 && apart.x_copies == 1 &&
+                    !schedule::tile_data_merged(fc_odd::layers[1], apart),
+                "Three channels of 49 bytes are not a whole number of words.");
+  check<fc_odd, apart>({{{0, 1, 0, 9}}, {{0, 1, 0, 3}, {0, 1, 3, 9}}}, 8, 28);
+}
+
+// Linear layers whose output buffers hold a group of channel tiles: as many as the L1 budget
+// leaves room for, double-buffered; each leaves in one command when full or when the run ends.
+TEST(ConvTiles, LinearOutputGroups) {
+  // 11 channel tiles of 8 int32 outputs: two buffers of 3 tiles take 2,592 bytes of 2,600.
+  using wide = network<input(1, 1, 256), linear(84).with_bias().raw()>;
+  constexpr layer_plan grouped = plan_linear_in(wide::layers[1], 8, 128, 2600);
+  static_assert(grouped.n_c == 11 && grouped.n_k == 2 && grouped.y_copies == 2 &&
+                    grouped.y_bytes == 3 * 8 * 4 && grouped.l1.total == 2592,
+                "The budget leaves room for output buffers of three channel tiles.");
+  check<wide, grouped>(
+      {{{0, 1, 0, 84}}, {{0, 1, 0, 32}, {0, 1, 32, 40}, {0, 1, 40, 84}}}, 8, 29);
+  check<wide, single_buffered(grouped)>({{{0, 1, 0, 84}}}, 4, 30);
+  // One channel tile a buffer: the budget is one byte short of two (2,528 bytes).
+  constexpr layer_plan one = plan_linear_in(wide::layers[1], 8, 128, 2527);
+  static_assert(one.y_copies == 2 && one.y_bytes == 8 * 4,
+                "One byte short of two channel tiles, the buffers hold one.");
+  check<wide, one>({{{0, 1, 0, 84}}, {{0, 1, 0, 48}, {0, 1, 48, 84}}}, 8, 31);
+  // A whole K per tile, the output in groups.
+  constexpr layer_plan whole_k = plan_linear_in(wide::layers[1], 8, 0, 4700);
+  static_assert(whole_k.n_k == 1 && whole_k.y_copies == 2 && whole_k.y_bytes == 4 * 8 * 4,
+                "A 4,700-byte budget leaves room for two buffers of four tiles, not the whole "
+                "output.");
+  check<wide, whole_k>({{{0, 1, 0, 84}}, {{0, 1, 0, 80}, {0, 1, 80, 84}}}, 8, 32);
 }
 
 }  // namespace

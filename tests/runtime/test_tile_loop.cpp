@@ -272,7 +272,7 @@ namespace {
 
 // The image of a layer's constant data, built block by block from the documented layout:
 // per block of `g` output channels, their weights, then their bias, kappa and lambda.
-std::vector<std::uint8_t> blocks_by_hand(const layer& l, const layer_data& d, int g) {
+std::vector<std::uint8_t> blocks_by_hand(const layer& l, const layer_data& d, int g, int tk) {
   std::vector<std::uint8_t> img;
   const auto wpc = static_cast<std::size_t>(l.weight_count() / l.out.c);
   const auto append = [&](const void* p, std::size_t n) {
@@ -282,7 +282,13 @@ std::vector<std::uint8_t> blocks_by_hand(const layer& l, const layer_data& d, in
   for (int c0 = 0; c0 < l.out.c; c0 += g) {
     const auto first = static_cast<std::size_t>(c0);
     const auto n = static_cast<std::size_t>(std::min(g, l.out.c - c0));
-    append(d.w.data() + first * wpc, n * wpc);
+    if (tk > 0) {  // by K tile: the block's channels' first tk weights, then the next
+      for (std::size_t k0 = 0; k0 < wpc; k0 += static_cast<std::size_t>(tk))
+        for (std::size_t c = first; c < first + n; ++c)
+          append(d.w.data() + c * wpc + k0, std::min(static_cast<std::size_t>(tk), wpc - k0));
+    } else {
+      append(d.w.data() + first * wpc, n * wpc);
+    }
     for (const auto* a : {&d.bias, &d.kappa, &d.lambda})
       if (!a->empty()) append(a->data() + first, 4 * n);
   }
@@ -301,6 +307,7 @@ TEST(TileLoop, WeightsAndParametersInOneCommand) {
     std::vector<layer> ls;
     shape tile;
     bool merged;
+    int tk = 0;  // a linear layer's K tile (0: the whole reduction)
   };
   const std::vector<layer_case> cases = {
       // 8 weights per channel, tiles of 4 channels and a last one of 2: blocks of 4.
@@ -311,6 +318,11 @@ TEST(TileLoop, WeightsAndParametersInOneCommand) {
       {{input(6, 6, 20), depthwise(3).same().bn().requantized(1, 128)}, {6, 6, 8}, true},
       // Linear with bias only, tiles of 3 channels (3 x 20 weights), last of 1: blocks of 3.
       {{input(2, 2, 5), linear(7).with_bias().requantized(1, 300)}, {1, 1, 3}, true},
+      // The same cut in K tiles of 12 and 8 bytes: blocks of 3 channels by K tile, the last K
+      // tile's weights (3 x 8 bytes, and 1 x 8) followed by the parameters.
+      {{input(2, 2, 5), linear(7).with_bias().bn().requantized(1, 300)}, {1, 1, 3}, true, 12},
+      // K tiles of 12 and 9 bytes: 3 x 9 bytes do not end on a word, one block.
+      {{input(3, 7, 1), linear(7).with_bias().requantized(1, 300)}, {1, 1, 3}, false, 12},
   };
   for (const auto& k : cases) {
     std::vector<layer> ls = k.ls;
@@ -319,7 +331,8 @@ TEST(TileLoop, WeightsAndParametersInOneCommand) {
     const platform plat = gap8.with_stacks(0, 0).with_cores(8);
     const tiling_problem prob = make_problem(l, plat);
     const layer_plan p =
-        make_layer_plan(prob, k.tile.c, k.tile.h, k.tile.w, cost::default_split(prob));
+        make_layer_plan(prob, k.tile.c, k.tile.h, k.tile.w, cost::default_split(prob), k.tk);
+    ASSERT_EQ(p.n_k > 1, k.tk > 0);
     SCOPED_TRACE(testing::Message() << op_name(l.kind) << ", tiles of " << p.tile_c << " channels");
     ASSERT_TRUE(p.fits);
     ASSERT_GT(p.n_c, 1);
@@ -332,8 +345,10 @@ TEST(TileLoop, WeightsAndParametersInOneCommand) {
     const int g = schedule::weight_block_channels(l, p);
     EXPECT_EQ(g, k.merged ? p.tile_c : l.out.c);
     std::vector<std::uint8_t> img(static_cast<std::size_t>(plan_detail::weight_bytes(l)), 0xA5);
-    schedule::pack_weights(l, g, d.params(), img.data());
-    EXPECT_EQ(img, blocks_by_hand(l, d, g));
+    const int tk = schedule::weight_block_k(l, p);
+    EXPECT_EQ(tk, k.merged ? k.tk : 0);
+    schedule::pack_weights(l, g, d.params(), img.data(), tk);
+    EXPECT_EQ(img, blocks_by_hand(l, d, g, tk));
 
     std::uniform_int_distribution<int> px(0, 255);
     std::vector<std::int32_t> x(static_cast<std::size_t>(l.in.elements()));
@@ -346,11 +361,18 @@ TEST(TileLoop, WeightsAndParametersInOneCommand) {
     for (std::size_t i = 0; i < expected.size(); ++i) bad += o.values[i] != expected[i];
     EXPECT_EQ(bad, 0u);
     // One spatial tile: the input once, then per channel tile its output and its weights:
-    // one command when merged, else one more per parameter array.
+    // one command when merged, else one more per parameter array. A linear layer's weights
+    // come by K tile, and its outputs leave by buffers of channel tiles (here the whole).
     if (l.kind != op::depthwise) {
       const int arrays = (l.bias ? 1 : 0) + (l.batchnorm ? 2 : 0);
-      const std::uint64_t per_tile = 2 + (k.merged ? 0 : arrays);
-      EXPECT_EQ(o.commands, 1 + per_tile * static_cast<std::uint64_t>(p.n_c));
+      const auto nc = static_cast<std::uint64_t>(p.n_c), nk = static_cast<std::uint64_t>(p.n_k);
+      if (l.kind == op::linear) {
+        ASSERT_EQ(p.x_copies, 1);
+        ASSERT_EQ(p.y_copies, 1);
+        EXPECT_EQ(o.commands, 1 + nc * (nk + (k.merged ? 0 : arrays)) + 1);
+      } else {
+        EXPECT_EQ(o.commands, 1 + (2 + (k.merged ? 0 : arrays)) * nc);
+      }
     }
     if (!k.merged) continue;
     // A plan whose parameter buffers do not follow its weight buffers (moved past the rest of

@@ -642,10 +642,11 @@ constexpr void layer_cycles_all(const tiling_problem& P, int tc, int th, int tw,
 /// `tc` output channels per tile (the cores split the channels). The loop runs the K tiles of
 /// each channel tile in turn; every tile brings the next tile's weights (a 2-D transfer of tc
 /// rows of tk bytes) and input slice (unless the input is whole in L1: linear_x_whole), the
-/// last K tile of a channel tile also its per-channel parameters, and sends the output (unless
-/// the whole output stays in L1: linear_y_whole). Double-buffered like layer_cycles_at: a tile
-/// costs max(compute, its transfers); prologue: the input (slice) and the first weights;
-/// epilogue: the last output, or the whole one; each tile adds `per_tile`.
+/// last K tile of a channel tile also its per-channel parameters; an output buffer of g
+/// channel tiles (linear_y_group) leaves once full, its transfer charged a g-th to each.
+/// Double-buffered like layer_cycles_at: a tile costs max(compute, its transfers); prologue:
+/// the input (slice) and the first weights; epilogue: the last output buffer; each tile adds
+/// `per_tile`.
 constexpr std::int64_t linear_tiled_cycles(const tiling_problem& P, int tc, int tk) {
   using plan_detail::ceil_div;
   using plan_detail::ceil_div64;
@@ -671,9 +672,11 @@ constexpr std::int64_t linear_tiled_cycles(const tiling_problem& P, int tc, int 
   const std::int64_t tiles = std::int64_t{nc} * nk;
   const int c0 = nc > 1 ? tc : lc;
   // A whole input is loaded once; a whole output leaves once, after the last tile.
-  const bool x_whole = linear_x_whole(P, tk), y_whole = nc == 1 || linear_y_whole(P, tc, tk);
-  std::int64_t t = x_dma(x_whole ? K : tk) + w_dma(c0, tk) +
-                   output_dma(P, 1, 1, y_whole ? P.C : lc) + tiles * per_tile;
+  const bool x_whole = linear_x_whole(P, tk);
+  const int g = linear_y_group(P, tc, tk);
+  const int last_group = P.C - ((nc - 1) / g) * g * tc;  // channels of the last output buffer
+  std::int64_t t = x_dma(x_whole ? K : tk) + w_dma(c0, tk) + output_dma(P, 1, 1, last_group) +
+                   tiles * per_tile;
   for (int ci = 0; ci < 2; ++ci) {
     const int cnt_c = ci == 0 ? nc - 1 : 1;
     if (cnt_c == 0) continue;
@@ -684,7 +687,7 @@ constexpr std::int64_t linear_tiled_cycles(const tiling_problem& P, int tc, int 
       const int k = ki == 0 ? tk : lk;
       const std::int64_t a = comp(c, k, ki == 1);
       const std::int64_t b = (x_whole ? 0 : x_dma(k)) + w_dma(c, k) +
-                             (ki == 1 ? kl_dma(c) + (y_whole ? 0 : output_dma(P, 1, 1, c)) : 0);
+                             (ki == 1 ? kl_dma(c) + output_dma(P, 1, 1, c) / g : 0);
       t += std::int64_t{cnt_c} * cnt_k * (a > b ? a : b);
     }
   }

@@ -197,38 +197,45 @@ constexpr bool linear_x_whole(const tiling_problem& P, int tk) {
 }
 
 /// The L1 bytes of a linear layer's tiles of `tc` output channels and `tk` bytes of the
-/// reduction (tk >= K: the whole input, loaded once), with the whole output in one buffer
-/// (`y_whole`) or double-buffered channel tiles. With the reduction cut (tk < K) the weights
-/// are double-buffered and reloaded every tile, the input too unless it is kept whole
-/// (linear_x_whole), and the tile's int32 partial sums stay in L1 (the scratch buffer) from
-/// its first K tile to its last.
-constexpr std::int64_t l1_bytes_linear_as(const tiling_problem& P, int tc, int tk, bool y_whole) {
+/// reduction (tk >= K: the whole input, loaded once), with output buffers of `g` channel
+/// tiles: one buffer of the whole output when `g` covers every channel tile, else two. With
+/// the reduction cut (tk < K) the weights are double-buffered and reloaded every tile, the
+/// input too unless it is kept whole (linear_x_whole), and the tile's int32 partial sums stay
+/// in L1 (the scratch buffer) from its first K tile to its last.
+constexpr std::int64_t l1_bytes_linear_as(const tiling_problem& P, int tc, int tk, int g) {
   using i64 = std::int64_t;
   const int K = linear_k(P);
   if (tk <= 0 || tk > K) tk = K;
   const int nc = (P.C + tc - 1) / tc, nk = (K + tk - 1) / tk;
   const bool x_whole = nk == 1 || linear_x_whole(P, tk);
   const i64 x = (i64{x_whole ? K : tk} + 3) & ~i64{3};
-  y_whole = y_whole || nc == 1;
-  const i64 y = (i64{y_whole ? P.C : tc} * P.out_bpe + 3) & ~i64{3};
+  const bool y_whole = g >= nc;
+  const i64 y = (i64{y_whole ? P.C : i64{g} * tc} * P.out_bpe + 3) & ~i64{3};
   const i64 w = ((i64{tc} * tk + 3) & ~i64{3}) + ((i64{tc} * P.params_per_channel + 3) & ~i64{3});
   const i64 partial = nk > 1 ? i64{4} * tc : 0;
   return (x_whole ? 1 : 2) * x + (y_whole ? 1 : 2) * y + (nc > 1 || nk > 1 ? 2 : 1) * w + partial;
 }
 
-/// Whether a linear layer with tiles of `tc` output channels and `tk` bytes of the reduction
-/// keeps its whole output in L1 (one buffer, each channel tile writing its part, sent to L2
-/// once at the end of the run): whenever that fits the L1 budget, as it saves a command and a
-/// wait per channel tile. Otherwise its channel tiles are double-buffered.
-constexpr bool linear_y_whole(const tiling_problem& P, int tc, int tk) {
-  return l1_bytes_linear_as(P, tc, tk, true) <= P.l1_budget;
+/// Channel tiles per output buffer of a linear layer with tiles of `tc` output channels and
+/// `tk` bytes of the reduction. Each channel tile writes its outputs after the previous one's
+/// and a buffer goes to L2 in one command once full, so fewer, larger buffers save a command
+/// and a wait per channel tile: the whole output in one buffer when it fits the L1 budget,
+/// else as many channel tiles as fit double-buffered beside the rest, at least one.
+constexpr int linear_y_group(const tiling_problem& P, int tc, int tk) {
+  const int nc = (P.C + tc - 1) / tc;
+  if (l1_bytes_linear_as(P, tc, tk, nc) <= P.l1_budget) return nc;
+  const std::int64_t room = P.l1_budget - l1_bytes_linear_as(P, tc, tk, 1);
+  if (room <= 0) return 1;
+  std::int64_t g = 1 + room / (2 * std::int64_t{tc} * P.out_bpe);
+  if (g > nc - 1) g = nc - 1;
+  while (g > 1 && l1_bytes_linear_as(P, tc, tk, static_cast<int>(g)) > P.l1_budget) --g;
+  return static_cast<int>(g);
 }
 
-/// The L1 bytes of a linear layer's tiles (l1_bytes_linear_as), with the output whole when
-/// it fits (linear_y_whole).
+/// The L1 bytes of a linear layer's tiles (l1_bytes_linear_as) with its output group
+/// (linear_y_group).
 constexpr int l1_bytes_linear(const tiling_problem& P, int tc, int tk) {
-  std::int64_t total = l1_bytes_linear_as(P, tc, tk, true);
-  if (total > P.l1_budget) total = l1_bytes_linear_as(P, tc, tk, false);
+  const std::int64_t total = l1_bytes_linear_as(P, tc, tk, linear_y_group(P, tc, tk));
   return total > 0x7fffffff ? 0x7fffffff : static_cast<int>(total);
 }
 
@@ -275,9 +282,10 @@ constexpr tile_buffers buffers_for(const tiling_problem& P, int tc, int th, int 
   b.kl = clamp(std::int64_t{tc} * P.params_per_channel);
   b.scratch = kernel_scratch_bytes(P.kind, P.cores, P.Cin, P.kernel, P.stride, th, P.pad);
   bool x_whole = true, y_whole = b.nc == 1;
-  if (P.linear) {
-    y_whole = b.nc == 1 || linear_y_whole(P, tc, tk);
-    if (y_whole) b.y = clamp(std::int64_t{P.C} * P.out_bpe);
+  if (P.linear) {  // output buffers of a group of channel tiles, or of the whole output
+    const int g = linear_y_group(P, tc, tk);
+    y_whole = g >= b.nc;
+    b.y = clamp(std::int64_t{y_whole ? P.C : std::int64_t{g} * tc} * P.out_bpe);
   }
   if (P.linear && b.nk > 1) {
     x_whole = linear_x_whole(P, b.tk);

@@ -605,9 +605,11 @@ constexpr bool specialised(const hal::dma_limits& lim) {
     const std::uint32_t m = command_max(lim);
     if (P.n_c < 1 || tk == 0 || last_k == 0 || last_c == 0 || tk > m || 4 * tc > m || tc * eb > m)
       return false;
-    // A whole input or output is one command too.
+    // A whole input, and an output buffer (a group of channel tiles, or the whole output),
+    // is one command too.
     if ((P.x_copies == 1 && K > m) ||
-        (P.y_copies == 1 && static_cast<std::uint32_t>(L.out.c) * eb > m))
+        (P.y_copies == 1 ? static_cast<std::uint32_t>(L.out.c) * eb
+                         : static_cast<std::uint32_t>(P.y_bytes)) > m)
       return false;
     // A merged tile's weights and parameters: one command (with K tiles, the last one's).
     const auto ppc = static_cast<std::uint32_t>(kl_layout(L, 1).bytes);
@@ -735,6 +737,8 @@ template <layer L, layer_plan P, class Env>
   int ic = ic0, ik = 0, yb = 0, left = total;
   load_x(0, 0);
   load_w(ic, 0, 0);
+  // A whole input is waited for once: every tile reads it.
+  if constexpr (x_whole) xs[0].wait(dma);
   int cn = channels(ic);
   if constexpr (steady) {
     parity_args(a0, 0, cn);
@@ -742,9 +746,42 @@ template <layer L, layer_plan P, class Env>
   } else {
     a0.c_out = cn;
   }
-  // Where a whole output's next channel tile goes.
-  std::uint8_t* y_next = l1 + P.l1.y[0] + static_cast<std::ptrdiff_t>(ic0) * P.tile_c * eb;
+  // The output buffer being filled (the whole output's holds the layer's every channel), the
+  // next channel tile's place in it, its first channel and the channel tiles it has room for.
+  constexpr int g = y_whole ? P.n_c : P.y_bytes / (P.tile_c * eb);
+  std::uint8_t* y_buf = l1 + P.l1.y[0] + (y_whole ? ic0 * P.tile_c * eb : 0);
+  std::uint8_t* y_next = y_buf;
+  int y_c0 = ic0 * P.tile_c, y_room = g;
   a0.out = a1.out = y_next;  // a first K tile writes none, but the kernel checks the pointer
+  // Sends the buffer, full or at the end of the run, up to channel `c_end`; the other buffer
+  // is next, free once its own transfer is done.
+  const auto send_y = [&](int c_end) {
+    ys[yb].start(dma, dma_dir::l1_to_l2, dma_piece{0, 0, u((c_end - y_c0) * eb), 0, 0}, y_buf,
+                 v.y + static_cast<std::ptrdiff_t>(y_c0) * eb);
+    if constexpr (y_dual) yb = 1 - yb;
+    ys[yb].wait(dma);
+    y_buf = y_next = l1 + P.l1.y[yb];
+    y_c0 = c_end;
+    y_room = g;
+  };
+  // A steady loop over merged data streams it: its tiles' data follow one another in L2
+  // (blocks of channel tiles, each by K tile), so each command starts where the last ended
+  // and the sizes are constants but in the short last channel tile, which the run reaches
+  // when `left` falls to `short_at`.
+  constexpr bool stream = steady && merged;
+  constexpr int ppc = kl_layout(L, 1).bytes;
+  constexpr int dpc = data_per_channel(L);
+  // Bytes of the data of K tile `k` (the K tile of parity `k` when nk == 2) of `c` channels.
+  const auto tile_bytes = [&](int k, int c) CTILE_INLINE {
+    return nk > 1 ? c * (k_bytes(k) + (k == nk - 1 ? ppc : 0)) : c * dpc;
+  };
+  const bool short_run = P.last_c != P.tile_c && ic1 == P.n_c;
+  const int short_at = short_run && total > nk ? nk : -1;
+  const int short_from = short_run ? nk + 1 : 0;  // a prefetch from there is of the short tile
+  const std::uint8_t* w_src =
+      stream ? v.w + channel_data_at(K, dpc, true, v.w_n, ic * P.tile_c - v.w_c0, cn).weights +
+                   tile_bytes(0, cn)
+             : nullptr;
   // One tile with parity B (the input buffer's when x_alt, the weight buffer's when w_dual).
   const auto tile = [&]<int B>() CTILE_INLINE {
     constexpr int xb = x_alt ? B : 0;
@@ -752,20 +789,32 @@ template <layer L, layer_plan P, class Env>
     kernels::tile_args& a = steady && B == 1 ? a1 : a0;
     // In a steady loop of two K tiles the parity is the K tile.
     if constexpr (steady && nk == 2) ik = B;
-    // One buffer for what changes: loaded now that the previous kernel is done with it.
-    if constexpr (!x_dual && !x_whole && nk > 1) {
-      if (left != total) load_x(ik, 0);
-    }
-    if constexpr (!w_dual) {
-      if (left != total) load_w(ic, ik, 0);
-    }
-    if (x_whole ? left == total : true) xs[xb].wait(dma);
-    wait_w(ik, wb);
     const bool last = ik == nk - 1;
     const int n_ik = last ? 0 : ik + 1, n_ic = last ? ic + 1 : ic;
-    if (left > 1) {  // prefetch the next tile's input slice and weights
-      if constexpr (x_alt) load_x(n_ik, 1 - xb);
-      if constexpr (w_dual) load_w(n_ic, n_ik, 1 - wb);
+    if constexpr (stream) {
+      dma.wait(wh[wb][0]);
+      if (left > 1) {  // prefetch the next tile's data, which follows this one's
+        constexpr int next = nk == 2 ? 1 - B : 0;
+        const int n =
+            left <= short_from ? tile_bytes(next, P.last_c) : tile_bytes(next, P.tile_c);
+        dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[1 - wb], const_cast<std::uint8_t*>(w_src),
+                    u(n), wh[1 - wb][0]);
+        w_src += n;
+      }
+    } else {
+      // One buffer for what changes: loaded now that the previous kernel is done with it.
+      if constexpr (!x_dual && !x_whole && nk > 1) {
+        if (left != total) load_x(ik, 0);
+      }
+      if constexpr (!w_dual) {
+        if (left != total) load_w(ic, ik, 0);
+      }
+      if constexpr (!x_whole) xs[xb].wait(dma);
+      wait_w(ik, wb);
+      if (left > 1) {  // prefetch the next tile's input slice and weights
+        if constexpr (x_alt) load_x(n_ik, 1 - xb);
+        if constexpr (w_dual) load_w(n_ic, n_ik, 1 - wb);
+      }
     }
     const int kn = k_bytes(ik);
     if constexpr (!steady) {
@@ -777,15 +826,7 @@ template <layer L, layer_plan P, class Env>
         a.k_last = last;
       }
     }
-    if (last) {
-      if constexpr (y_whole) {
-        a.out = y_next;
-        y_next += P.tile_c * eb;
-      } else {
-        ys[yb].wait(dma);  // the output buffer is free once its transfer is done
-        a.out = l1 + P.l1.y[yb];
-      }
-    }
+    if (last) a.out = y_next;
     env.check_tile(kernels::kernel_kind::linear, a, P.scratch_bytes);
     {
       [[maybe_unused]] auto reading = env.reading(a.in, kn);
@@ -795,17 +836,14 @@ template <layer L, layer_plan P, class Env>
       else
         env.cluster.fork(a.cores, body0);
     }
-    if constexpr (!y_whole) {
-      if (last) {  // send the channel tile's output to L2
-        ys[yb].start(dma, dma_dir::l1_to_l2, dma_piece{0, 0, u(cn * eb), 0, 0}, l1 + P.l1.y[yb],
-                     v.y + static_cast<std::ptrdiff_t>(ic) * P.tile_c * eb);
-        if constexpr (y_dual) yb = 1 - yb;
-      }
+    if (last) {
+      y_next += P.tile_c * eb;
+      if (--y_room == 0 || left == 1) send_y(ic * P.tile_c + cn);
     }
     if (--left == 0) return false;
     ic = n_ic, ik = n_ik;
-    if (last && P.last_c != P.tile_c && ic == P.n_c - 1) {  // the short last channel tile
-      cn = channels(ic);
+    if (left == short_at) {  // the short last channel tile is next
+      cn = P.last_c;
       if constexpr (steady) {
         parity_args(a0, 0, cn);
         parity_args(a1, 1, cn);
@@ -816,12 +854,6 @@ template <layer L, layer_plan P, class Env>
     return true;
   };
   conv_detail::run_by_parity<x_alt || w_dual>(tile);
-  if constexpr (y_whole) {  // the run's channels, sent at once
-    const int c0 = ic0 * P.tile_c, n = (ic1 * P.tile_c < L.out.c ? ic1 * P.tile_c : L.out.c) - c0;
-    ys[0].start(dma, dma_dir::l1_to_l2, dma_piece{0, 0, u(n * eb), 0, 0},
-                l1 + P.l1.y[0] + static_cast<std::ptrdiff_t>(c0) * eb,
-                v.y + static_cast<std::ptrdiff_t>(c0) * eb);
-  }
   ys[0].wait(dma);
   ys[1].wait(dma);
 }

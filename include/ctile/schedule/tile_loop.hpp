@@ -380,8 +380,9 @@ template <layer L, layer_plan P>
 /// the last K tile of a channel tile brings its bias/kappa/lambda too and sends its output.
 /// With the reduction cut, the int32 partial sums stay in the plan's scratch buffer. A plan
 /// with one input buffer (x_copies 1) holds the whole input, loaded once, each K tile reading
-/// its slice in place; one with one output buffer (y_copies 1) holds the whole layer's output,
-/// each channel tile writing its part, and sends the run's channels once at the end.
+/// its slice in place. An output buffer holds a group of channel tiles (y_bytes of them, or
+/// with one buffer the whole layer's output): each channel tile writes after the previous one
+/// and the buffer leaves in one command when full or at the end of the run.
 template <class Env>
 [[gnu::always_inline]] inline void run_linear_tiles(Env& env, const layer& L, const layer_plan& P,
                                                     const kernels::requant_plan& q,
@@ -453,6 +454,12 @@ template <class Env>
   int ic = ic0, ik = 0;
   load_x(ik, 0);
   load_w(ic, ik, 0);
+  // The output buffer being filled (the whole output's holds the layer's every channel), the
+  // next channel tile's place in it, and its first channel.
+  const int g = y_whole ? P.n_c : P.y_bytes / (P.tile_c * ebytes);
+  std::uint8_t* y_buf = l1 + P.l1.y[0] + (y_whole ? ic0 * P.tile_c * ebytes : 0);
+  std::uint8_t* y_next = y_buf;
+  int y_c0 = ic0 * P.tile_c;
   for (int t = 0; t < total; ++t) {
     if (!x_whole && x_in[xb] != ik) {
       if (x_dual && x_in[1 - xb] == ik)
@@ -477,11 +484,12 @@ template <class Env>
     }
     const bool last = ik == nk - 1;
     const int cn = channels(ic), kn = k_bytes(ik);
-    if (last && !y_whole) ys[yb].wait(dma);  // the buffer is free once its transfer is done
+    // A fresh output buffer is free once its previous transfer is done.
+    if (last && y_next == y_buf) ys[yb].wait(dma);
 
     a.in = l1 + P.l1.x[xb] + (x_whole ? ik * tk : 0);
     a.c_in = kn;
-    a.out = l1 + P.l1.y[yb] + (y_whole ? ic * P.tile_c * ebytes : 0);
+    a.out = y_next;
     a.c_out = cn;
     point_weights(a, L, P, l1, wb, merged, cn);
     if (nk > 1) {
@@ -494,19 +502,18 @@ template <class Env>
       [[maybe_unused]] auto writing = env.writing(a.out, last ? cn * ebytes : 0);
       env.cluster.fork(a.cores, body);
     }
-    if (last && !y_whole) {  // send the channel tile's output to L2
-      copy_box(dma, ys[yb], dma_dir::l1_to_l2, l1 + P.l1.y[yb],
-               v.y + static_cast<std::ptrdiff_t>(ic) * P.tile_c * ebytes, 1, 1, cn * ebytes,
-               cn * ebytes, cn * ebytes);
-      if (y_dual) yb = 1 - yb;
+    if (last) {
+      y_next += P.tile_c * ebytes;
+      if (y_next == y_buf + g * P.tile_c * ebytes || ic == ic1 - 1) {  // send the buffer
+        const int c_end = ic * P.tile_c + cn, n = (c_end - y_c0) * ebytes;
+        copy_box(dma, ys[yb], dma_dir::l1_to_l2, y_buf,
+                 v.y + static_cast<std::ptrdiff_t>(y_c0) * ebytes, 1, 1, n, n, n);
+        if (y_dual) yb = 1 - yb;
+        y_buf = y_next = l1 + P.l1.y[yb];
+        y_c0 = c_end;
+      }
     }
     ic = n_ic, ik = n_ik;
-  }
-  if (y_whole) {  // the run's channels, from the first channel tile's to the last one's end
-    const int c0 = ic0 * P.tile_c, n = (ic1 * P.tile_c < L.out.c ? ic1 * P.tile_c : L.out.c) - c0;
-    copy_box(dma, ys[0], dma_dir::l1_to_l2, l1 + P.l1.y[0] + c0 * ebytes,
-             v.y + static_cast<std::ptrdiff_t>(c0) * ebytes, 1, 1, n * ebytes, n * ebytes,
-             n * ebytes);
   }
   ys[0].wait(dma);
   ys[1].wait(dma);
