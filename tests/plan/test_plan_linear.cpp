@@ -28,18 +28,26 @@ const layer fcs[] = {
     fc_layer({3, 7, 5}, linear(6).requantized(1, 300)),
 };
 
-// Independent L1 bytes of tc output channels by tk bytes of the reduction (tk == K: whole):
-// input slice, output, weights and parameters, each double-buffered when it changes between
-// tiles, and the int32 partial sums when the reduction is cut; 4-byte aligned.
-int need(const layer& l, int tc, int tk) {
+// Independent L1 bytes of tc output channels by tk bytes of the reduction (tk == K: whole)
+// under an L1 budget: the input whole when the reduction is whole or its two slices would take
+// as much (else two slices), the weights and parameters double-buffered when they change
+// between tiles, the int32 partial sums when the reduction is cut, and the output: whole in one
+// buffer when that fits the budget, else two buffers of the most channel tiles that fit (at
+// least one); 4-byte aligned.
+int need(const layer& l, int tc, int tk, int budget) {
   auto up4 = [](long v) { return static_cast<int>((v + 3) / 4 * 4); };
   const int K = static_cast<int>(l.in.elements());
   const int nc = (l.out.c + tc - 1) / tc, nk = (K + tk - 1) / tk;
   const long kl = 4L * tc * ((l.bias ? 1 : 0) + (l.batchnorm ? 2 : 0));
   const int copies_w = nc > 1 || nk > 1 ? 2 : 1;
-  return (nk > 1 ? 2 : 1) * up4(tk) +
-         (nc > 1 ? 2 : 1) * up4(long{tc} * l.output_bytes_per_element()) +
-         copies_w * (up4(long{tc} * tk) + up4(kl)) + (nk > 1 ? 4 * tc : 0);
+  const int x = nk == 1 || up4(K) <= 2 * up4(tk) ? up4(K) : 2 * up4(tk);
+  const int rest = x + copies_w * (up4(long{tc} * tk) + up4(kl)) + (nk > 1 ? 4 * tc : 0);
+  const long eb = l.output_bytes_per_element();
+  const int whole = rest + up4(l.out.c * eb);
+  if (nc == 1 || whole <= budget) return whole;
+  for (int g = nc - 1; g > 1; --g)
+    if (rest + 2 * up4(g * tc * eb) <= budget) return rest + 2 * up4(g * tc * eb);
+  return rest + 2 * up4(tc * eb);
 }
 
 // The documented search space: per channel tile, the whole reduction if it fits, else the
@@ -47,11 +55,11 @@ int need(const layer& l, int tc, int tk) {
 // first, at most 8 distinct sizes. `all`: every balanced K tile (what ctile-solve gives Z3).
 std::vector<int> k_tiles(const layer& l, int tc, int budget, bool all) {
   const int K = static_cast<int>(l.in.elements());
-  if (need(l, tc, K) <= budget) return {K};
+  if (need(l, tc, K, budget) <= budget) return {K};
   std::vector<int> r;
   for (int n = 2; n <= (K + 3) / 4; ++n) {
     const int tk = std::min(K, ((K + n - 1) / n + 3) / 4 * 4);
-    if (need(l, tc, tk) > budget) continue;
+    if (need(l, tc, tk, budget) > budget) continue;
     if (!r.empty() && r.back() == tk) continue;
     r.push_back(tk);
     if (!all && r.size() == 8) break;
@@ -86,8 +94,9 @@ TEST(PlanLinear, L1BytesOfKTilesMatchAnIndependentCount) {
     for (int tc = 1; tc <= l.out.c; ++tc)
       for (int tk = 4; tk <= K; tk += 4) {
         const int t = tk < K ? tk : 0;
-        ASSERT_EQ(l1_bytes_for(P, tc, 1, 1, t), need(l, tc, tk)) << tc << " x k" << tk;
-        ASSERT_EQ(buffers_for(P, tc, 1, 1, t).total(), need(l, tc, tk)) << tc << " x k" << tk;
+        const int want = need(l, tc, tk, P.l1_budget);
+        ASSERT_EQ(l1_bytes_for(P, tc, 1, 1, t), want) << tc << " x k" << tk;
+        ASSERT_EQ(buffers_for(P, tc, 1, 1, t).total(), want) << tc << " x k" << tk;
       }
   }
 }
@@ -146,7 +155,8 @@ TEST(PlanLinear, DoryObjectiveCutsOnlyWhenNothingElseFits) {
     for (int b : budgets) {
       const platform p = gap8.with_stacks(0, 0).with_l1(b);
       const layer_plan d = plan_layer(l, p, objective::dory);
-      const bool whole_fits = need(l, 1, static_cast<int>(l.in.elements())) <= p.l1_budget();
+      const bool whole_fits =
+          need(l, 1, static_cast<int>(l.in.elements()), p.l1_budget()) <= p.l1_budget();
       if (whole_fits) {
         EXPECT_EQ(d.n_k, 1);
       } else if (d.fits) {

@@ -63,8 +63,17 @@ int need(const layer& l, const platform& p, int tc, int th, int tw, int cores = 
                                      l.kernel.w, l.stride.h, cores);
   (void)in_h;
   const long y = long{th} * tw * tc * l.output_bytes_per_element();
-  return (changes_x ? 2 : 1) * inputs * up4(x) + (nh * nw * nc > 1 ? 2 : 1) * up4(y) +
-         (nc > 1 ? 2 : 1) * (up4(wts) + up4(kl)) + up4(scratch);
+  const int rest = (changes_x ? 2 : 1) * inputs * up4(x) + (nc > 1 ? 2 : 1) * (up4(wts) + up4(kl)) +
+                   up4(scratch);
+  if (l.kind == op::linear) {
+    // The whole output in one buffer when it fits, else two of the most channel tiles that
+    // fit, at least one.
+    const int whole = rest + up4(long{C} * l.output_bytes_per_element());
+    if (nc == 1 || whole <= p.l1_budget()) return whole;
+    for (int g = nc - 1; g > 1; --g)
+      if (rest + 2 * up4(g * y) <= p.l1_budget()) return rest + 2 * up4(g * y);
+  }
+  return rest + (nh * nw * nc > 1 ? 2 : 1) * up4(y);
 }
 
 // DORY's objective, from its description: 0.5 x (input + output + weight bytes in L1) +

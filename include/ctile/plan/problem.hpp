@@ -228,7 +228,9 @@ constexpr int linear_y_group(const tiling_problem& P, int tc, int tk) {
   if (room <= 0) return 1;
   std::int64_t g = 1 + room / (2 * std::int64_t{tc} * P.out_bpe);
   if (g > nc - 1) g = nc - 1;
+  // The estimate leaves out alignment, which can make it one too many or one too few.
   while (g > 1 && l1_bytes_linear_as(P, tc, tk, static_cast<int>(g)) > P.l1_budget) --g;
+  while (g + 1 < nc && l1_bytes_linear_as(P, tc, tk, static_cast<int>(g) + 1) <= P.l1_budget) ++g;
   return static_cast<int>(g);
 }
 
@@ -360,8 +362,9 @@ constexpr int min_l1_need(const tiling_problem& P) {
     const int ks[2] = {K, linear_k_tile(K, plan_detail::ceil_div(K, 4))}, cs[2] = {1, P.C};
     for (int c : cs)
       for (int k : ks) {
-        const int m = l1_bytes_linear(P, c, k);
-        if (m < best) best = m;
+        // Output buffers of one channel tile: the least (a larger group only fills room).
+        const std::int64_t m = l1_bytes_linear_as(P, c, k, 1);
+        if (m < best) best = m > 0x7fffffff ? 0x7fffffff : static_cast<int>(m);
       }
     return best;
   }

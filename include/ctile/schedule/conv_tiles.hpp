@@ -633,10 +633,12 @@ constexpr bool specialised(const hal::dma_limits& lim) {
 /// tile's parity and each command programmed inline into a handle of its own.
 ///
 /// When the input is whole in L1, the weights are double-buffered and a channel tile has one
-/// or two K tiles, a tile's parity decides all its kernel arguments but its output and the
-/// short last channel tile's channel count. Each parity then has its own arguments, set before
-/// the loop, and a tile sets only what is its own. The MobileNet classifier, 1 MB of weights
-/// through L1 in 64 tiles, is such a loop.
+/// or two K tiles, the loop is steady: a tile's parity decides all its kernel arguments but
+/// its output and the short last channel tile's channel count. Each parity then has its own
+/// arguments, set before the loop, and a tile sets only what is its own. When the tiles' data
+/// is merged too, it is one stream in L2, each command starting where the previous ended. The
+/// MobileNet-v1 classifier (1 MB of weights through L1 in 64 tiles) runs such a loop: per tile
+/// one command, one wait and the fork, and its outputs leave by buffers of nine channel tiles.
 template <layer L, layer_plan P, class Env>
 [[gnu::noinline]] void linear_loop(Env& env, const kernels::requant_plan& q, const l2_operands& v,
                                    std::uint8_t* l1) {
@@ -652,7 +654,8 @@ template <layer L, layer_plan P, class Env>
   constexpr bool x_dual = P.l1.x[0] != P.l1.x[1];
   constexpr bool w_dual = P.l1.w[0] != P.l1.w[1];
   constexpr bool y_dual = P.l1.y[0] != P.l1.y[1];
-  // The whole input in one buffer, loaded once; the whole output in one, sent once.
+  // The whole input in one buffer, loaded once; the whole output in one (else two buffers of
+  // a group of channel tiles, the plan's y_bytes).
   constexpr bool x_whole = P.x_copies == 1, y_whole = P.y_copies == 1;
   // The input slice changes every tile when the reduction is cut (else one slice serves all).
   constexpr bool x_alt = x_dual && nk > 1 && !x_whole;
@@ -765,9 +768,10 @@ template <layer L, layer_plan P, class Env>
     y_room = g;
   };
   // A steady loop over merged data streams it: its tiles' data follow one another in L2
-  // (blocks of channel tiles, each by K tile), so each command starts where the last ended
-  // and the sizes are constants but in the short last channel tile, which the run reaches
-  // when `left` falls to `short_at`.
+  // (blocks of channel tiles, each by K tile), so each command starts where the last ended,
+  // and the sizes are constants but for the short last channel tile. A prefetch is of that
+  // tile once `left` is down to `short_from`; the tile is next once `left` falls to
+  // `short_at`.
   constexpr bool stream = steady && merged;
   constexpr int ppc = kl_layout(L, 1).bytes;
   constexpr int dpc = data_per_channel(L);
