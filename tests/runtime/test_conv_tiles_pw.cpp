@@ -1,4 +1,6 @@
 // The specialised convolution loop (see conv_tiles_check.hpp) on pointwise and linear layers.
+#include <ctile/plan/network_plan.hpp>
+
 #include "conv_tiles_check.hpp"
 
 namespace {
@@ -58,6 +60,20 @@ TEST(ConvTiles, LinearWholeInputAndOutput) {
   check<fc_odd, apart>({{{0, 1, 0, 9}}, {{0, 1, 0, 3}, {0, 1, 3, 9}}}, 8, 28);
 }
 
+// MobileNet-v1's classifier as GAP-8's planner tiles it: 1 MB of weights through L1 in 64
+// tiles, each one command of data and the fork, the int32 outputs by buffers of channel tiles;
+// whole, and by L3-sized channel stripes.
+TEST(ConvTiles, MobileNetClassifier) {
+  using cls = network<input(1, 1, 1024), linear(1000).with_bias().raw()>;
+  constexpr layer_plan p = plan_of<cls, gap8>.layers[1];
+  static_assert(p.n_k == 2 && p.tile_c == 32 && p.x_copies == 1 && p.y_copies == 2 &&
+                    p.y_bytes > p.tile_c * 4 && schedule::tile_data_merged(cls::layers[1], p),
+                "The classifier's tiles stream: two K tiles of one command each, the input "
+                "whole, outputs by buffers of several channel tiles.");
+  check<cls, p>({{{0, 1, 0, 1000}}, {{0, 1, 0, 384}, {0, 1, 384, 768}, {0, 1, 768, 1000}}}, 8,
+                33);
+}
+
 // Linear layers whose output buffers hold a group of channel tiles: as many as the L1 budget
 // leaves room for, double-buffered; each leaves in one command when full or when the run ends.
 TEST(ConvTiles, LinearOutputGroups) {
@@ -67,8 +83,7 @@ TEST(ConvTiles, LinearOutputGroups) {
   static_assert(grouped.n_c == 11 && grouped.n_k == 2 && grouped.y_copies == 2 &&
                     grouped.y_bytes == 3 * 8 * 4 && grouped.l1.total == 2592,
                 "The budget leaves room for output buffers of three channel tiles.");
-  check<wide, grouped>(
-      {{{0, 1, 0, 84}}, {{0, 1, 0, 32}, {0, 1, 32, 40}, {0, 1, 40, 84}}}, 8, 29);
+  check<wide, grouped>({{{0, 1, 0, 84}}, {{0, 1, 0, 32}, {0, 1, 32, 40}, {0, 1, 40, 84}}}, 8, 29);
   check<wide, single_buffered(grouped)>({{{0, 1, 0, 84}}}, 4, 30);
   // One channel tile a buffer: the budget is one byte short of two (2,528 bytes).
   constexpr layer_plan one = plan_linear_in(wide::layers[1], 8, 128, 2527);

@@ -675,8 +675,8 @@ constexpr std::int64_t linear_tiled_cycles(const tiling_problem& P, int tc, int 
   const bool x_whole = linear_x_whole(P, tk);
   const int g = linear_y_group(P, tc, tk);
   const int last_group = P.C - ((nc - 1) / g) * g * tc;  // channels of the last output buffer
-  std::int64_t t = x_dma(x_whole ? K : tk) + w_dma(c0, tk) + output_dma(P, 1, 1, last_group) +
-                   tiles * per_tile;
+  std::int64_t t =
+      x_dma(x_whole ? K : tk) + w_dma(c0, tk) + output_dma(P, 1, 1, last_group) + tiles * per_tile;
   for (int ci = 0; ci < 2; ++ci) {
     const int cnt_c = ci == 0 ? nc - 1 : 1;
     if (cnt_c == 0) continue;

@@ -102,8 +102,8 @@ constexpr std::int64_t dory_score(const tiling_problem& P, int tc, int th, int t
   using plan_detail::ceil_div;
   const tile_buffers b = buffers_for(P, tc, th, tw, tk);
   // A linear layer's output counted as DORY buffers it: a channel tile, double-buffered.
-  const std::int64_t y = P.linear ? std::int64_t{b.nc > 1 ? 2 : 1} * tc * P.out_bpe
-                                  : std::int64_t{b.y_copies} * b.y;
+  const std::int64_t y =
+      P.linear ? std::int64_t{b.nc > 1 ? 2 : 1} * tc * P.out_bpe : std::int64_t{b.y_copies} * b.y;
   const std::int64_t fill =
       std::int64_t{b.x_copies} * (b.x + b.x2) + y + std::int64_t{b.w_copies} * b.w;
   const int lh = P.H - (b.nh - 1) * th, lw = P.W - (b.nw - 1) * tw, lc = P.C - (b.nc - 1) * tc;

@@ -588,8 +588,8 @@ constexpr std::uint32_t command_max(const hal::dma_limits& lim) {
 }
 
 /// Whether every transfer of linear layer `L` planned as `P` is one command under `lim`: the
-/// input (whole or by slices, 1-D), the weights (`cn` rows of `kn` bytes, K bytes apart: 2-D unless whole
-/// rows or one row), the per-channel parameters and the outputs (1-D, whole or by tiles).
+/// input (whole or by slices, 1-D), the weights (`cn` rows of `kn` bytes, K bytes apart: 2-D unless
+/// whole rows or one row), the per-channel parameters and the outputs (1-D, whole or by tiles).
 template <layer L, layer_plan P>
 constexpr bool specialised(const hal::dma_limits& lim) {
   if constexpr (L.kind != op::linear) {
@@ -607,9 +607,8 @@ constexpr bool specialised(const hal::dma_limits& lim) {
       return false;
     // A whole input, and an output buffer (a group of channel tiles, or the whole output),
     // is one command too.
-    if ((P.x_copies == 1 && K > m) ||
-        (P.y_copies == 1 ? static_cast<std::uint32_t>(L.out.c) * eb
-                         : static_cast<std::uint32_t>(P.y_bytes)) > m)
+    if ((P.x_copies == 1 && K > m) || (P.y_copies == 1 ? static_cast<std::uint32_t>(L.out.c) * eb
+                                                       : static_cast<std::uint32_t>(P.y_bytes)) > m)
       return false;
     // A merged tile's weights and parameters: one command (with K tiles, the last one's).
     const auto ppc = static_cast<std::uint32_t>(kl_layout(L, 1).bytes);
@@ -675,7 +674,8 @@ template <layer L, layer_plan P, class Env>
   constexpr bool merged = tile_data_merged(L, P);  // weights and parameters one command
   const auto load_x = [&](int ik, int b) CTILE_INLINE {
     xs[b].start(dma, dma_dir::l2_to_l1, dma_piece{0, 0, u(x_whole ? K : k_bytes(ik)), 0, 0},
-                l1 + P.l1.x[b], const_cast<std::uint8_t*>(v.x + static_cast<std::ptrdiff_t>(ik) * tk));
+                l1 + P.l1.x[b],
+                const_cast<std::uint8_t*>(v.x + static_cast<std::ptrdiff_t>(ik) * tk));
   };
   const auto load_w = [&](int ic, int ik, int b) CTILE_INLINE {
     const int cn = channels(ic), kn = k_bytes(ik);
@@ -799,10 +799,9 @@ template <layer L, layer_plan P, class Env>
       dma.wait(wh[wb][0]);
       if (left > 1) {  // prefetch the next tile's data, which follows this one's
         constexpr int next = nk == 2 ? 1 - B : 0;
-        const int n =
-            left <= short_from ? tile_bytes(next, P.last_c) : tile_bytes(next, P.tile_c);
-        dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[1 - wb], const_cast<std::uint8_t*>(w_src),
-                    u(n), wh[1 - wb][0]);
+        const int n = left <= short_from ? tile_bytes(next, P.last_c) : tile_bytes(next, P.tile_c);
+        dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[1 - wb], const_cast<std::uint8_t*>(w_src), u(n),
+                    wh[1 - wb][0]);
         w_src += n;
       }
     } else {

@@ -427,8 +427,8 @@ template <class Env>
     const channel_data d =
         channel_data_at(wpc, data_per_channel(L), merged, v.w_n, ic * P.tile_c - v.w_c0, cn);
     if (merged) {  // the tile's weights (and on its last K tile, parameters): one run of bytes
-      const int n = cn * (nk > 1 ? kn + (ik == nk - 1 ? kl_layout(L, 1).bytes : 0)
-                                 : data_per_channel(L));
+      const int n =
+          cn * (nk > 1 ? kn + (ik == nk - 1 ? kl_layout(L, 1).bytes : 0) : data_per_channel(L));
       copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b],
                v.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk * cn, 1, 1, n, n, n);
       return;

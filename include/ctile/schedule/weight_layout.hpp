@@ -115,7 +115,8 @@ inline void pack_weights(const layer& l, int g, const layer_params& p, std::uint
         const int kn = wpc - k0 < tk ? wpc - k0 : tk;
         for (int ch = 0; ch < n; ++ch, to += kn)
           put(to,
-              p.weights.data() + (c + static_cast<std::size_t>(ch)) * static_cast<std::size_t>(wpc) +
+              p.weights.data() +
+                  (c + static_cast<std::size_t>(ch)) * static_cast<std::size_t>(wpc) +
                   static_cast<std::size_t>(k0),
               static_cast<std::size_t>(kn));
       }
