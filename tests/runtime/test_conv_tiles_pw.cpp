@@ -70,8 +70,7 @@ TEST(ConvTiles, MobileNetClassifier) {
                     p.y_bytes > p.tile_c * 4 && schedule::tile_data_merged(cls::layers[1], p),
                 "The classifier's tiles stream: two K tiles of one command each, the input "
                 "whole, outputs by buffers of several channel tiles.");
-  check<cls, p>({{{0, 1, 0, 1000}}, {{0, 1, 0, 384}, {0, 1, 384, 768}, {0, 1, 768, 1000}}}, 8,
-                33);
+  check<cls, p>({{{0, 1, 0, 1000}}, {{0, 1, 0, 384}, {0, 1, 384, 768}, {0, 1, 768, 1000}}}, 8, 33);
 }
 
 // Linear layers whose output buffers hold a group of channel tiles: as many as the L1 budget
