@@ -197,47 +197,66 @@ constexpr bool linear_x_whole(const tiling_problem& P, int tk) {
 }
 
 /// The L1 bytes of a linear layer's tiles of `tc` output channels and `tk` bytes of the
-/// reduction (tk >= K: the whole input, loaded once), with output buffers of `g` channel
-/// tiles: one buffer of the whole output when `g` covers every channel tile, else two. With
-/// the reduction cut (tk < K) the weights are double-buffered and reloaded every tile, the
-/// input too unless it is kept whole (linear_x_whole), and the tile's int32 partial sums stay
-/// in L1 (the scratch buffer) from its first K tile to its last.
-constexpr std::int64_t l1_bytes_linear_as(const tiling_problem& P, int tc, int tk, int g) {
+/// reduction (tk >= K: the whole input, loaded once) but its output buffers. With the
+/// reduction cut (tk < K) the weights are double-buffered and reloaded every tile, the input
+/// too unless it is kept whole (linear_x_whole), and the tile's int32 partial sums stay in L1
+/// (the scratch buffer) from its first K tile to its last.
+constexpr std::int64_t l1_bytes_linear_rest(const tiling_problem& P, int tc, int tk) {
   using i64 = std::int64_t;
   const int K = linear_k(P);
   if (tk <= 0 || tk > K) tk = K;
   const int nc = (P.C + tc - 1) / tc, nk = (K + tk - 1) / tk;
   const bool x_whole = nk == 1 || linear_x_whole(P, tk);
   const i64 x = (i64{x_whole ? K : tk} + 3) & ~i64{3};
-  const bool y_whole = g >= nc;
-  const i64 y = (i64{y_whole ? P.C : i64{g} * tc} * P.out_bpe + 3) & ~i64{3};
   const i64 w = ((i64{tc} * tk + 3) & ~i64{3}) + ((i64{tc} * P.params_per_channel + 3) & ~i64{3});
   const i64 partial = nk > 1 ? i64{4} * tc : 0;
-  return (x_whole ? 1 : 2) * x + (y_whole ? 1 : 2) * y + (nc > 1 || nk > 1 ? 2 : 1) * w + partial;
+  return (x_whole ? 1 : 2) * x + (nc > 1 || nk > 1 ? 2 : 1) * w + partial;
 }
 
-/// Channel tiles per output buffer of a linear layer with tiles of `tc` output channels and
-/// `tk` bytes of the reduction. Each channel tile writes its outputs after the previous one's
-/// and a buffer goes to L2 in one command once full, so fewer, larger buffers save a command
-/// and a wait per channel tile: the whole output in one buffer when it fits the L1 budget,
-/// else as many channel tiles as fit double-buffered beside the rest, at least one.
-constexpr int linear_y_group(const tiling_problem& P, int tc, int tk) {
+/// The L1 bytes of a linear layer's output buffers of `g` channel tiles of `tc` outputs: one
+/// buffer of the whole output when `g` covers every channel tile, else two.
+constexpr std::int64_t l1_bytes_linear_y(const tiling_problem& P, int tc, int g) {
+  using i64 = std::int64_t;
   const int nc = (P.C + tc - 1) / tc;
-  if (l1_bytes_linear_as(P, tc, tk, nc) <= P.l1_budget) return nc;
-  const std::int64_t room = P.l1_budget - l1_bytes_linear_as(P, tc, tk, 1);
-  if (room <= 0) return 1;
-  std::int64_t g = 1 + room / (2 * std::int64_t{tc} * P.out_bpe);
-  if (g > nc - 1) g = nc - 1;
-  // The estimate leaves out alignment, which can make it one too many or one too few.
-  while (g > 1 && l1_bytes_linear_as(P, tc, tk, static_cast<int>(g)) > P.l1_budget) --g;
-  while (g + 1 < nc && l1_bytes_linear_as(P, tc, tk, static_cast<int>(g) + 1) <= P.l1_budget) ++g;
-  return static_cast<int>(g);
+  if (g >= nc) return (i64{P.C} * P.out_bpe + 3) & ~i64{3};
+  return 2 * ((i64{g} * tc * P.out_bpe + 3) & ~i64{3});
 }
 
-/// The L1 bytes of a linear layer's tiles (l1_bytes_linear_as) with its output group
-/// (linear_y_group).
+/// Channel tiles per output buffer of a linear layer with tiles of `tc` output channels, next
+/// to `rest` bytes of its other buffers. Each channel tile writes its outputs after the
+/// previous one's and a buffer goes to L2 in one command once full, so fewer, larger buffers
+/// save a command and a wait per channel tile: the whole output in one buffer when it fits the
+/// L1 budget, else as many channel tiles as fit double-buffered, at least one.
+constexpr int linear_y_group_next_to(const tiling_problem& P, int tc, std::int64_t rest) {
+  const int nc = (P.C + tc - 1) / tc;
+  if (nc == 1 || rest + l1_bytes_linear_y(P, tc, nc) <= P.l1_budget) return nc;
+  // Two buffers of g tiles fit when g * tc outputs, rounded up to a word, take at most half
+  // the room (rounded down to a word).
+  const std::int64_t half = (P.l1_budget - rest) / 2;
+  const std::int64_t g = half > 0 ? (half & ~std::int64_t{3}) / (std::int64_t{tc} * P.out_bpe) : 1;
+  return g < 1 ? 1 : g > nc - 1 ? nc - 1 : static_cast<int>(g);
+}
+
+/// linear_y_group_next_to for tiles of `tc` channels by `tk` bytes of the reduction.
+constexpr int linear_y_group(const tiling_problem& P, int tc, int tk) {
+  return linear_y_group_next_to(P, tc, l1_bytes_linear_rest(P, tc, tk));
+}
+
+/// The L1 bytes of a linear layer's tiles, with output buffers of `g` channel tiles.
+constexpr std::int64_t l1_bytes_linear_as(const tiling_problem& P, int tc, int tk, int g) {
+  return l1_bytes_linear_rest(P, tc, tk) + l1_bytes_linear_y(P, tc, g);
+}
+
+/// Whether a linear layer's tiles fit the L1 budget (with output buffers of one channel tile,
+/// the least; a larger group only takes room that is left).
+constexpr bool linear_fits(const tiling_problem& P, int tc, int tk) {
+  return l1_bytes_linear_as(P, tc, tk, 1) <= P.l1_budget;
+}
+
+/// The L1 bytes of a linear layer's tiles with its output group (linear_y_group).
 constexpr int l1_bytes_linear(const tiling_problem& P, int tc, int tk) {
-  const std::int64_t total = l1_bytes_linear_as(P, tc, tk, linear_y_group(P, tc, tk));
+  const std::int64_t rest = l1_bytes_linear_rest(P, tc, tk);
+  const std::int64_t total = rest + l1_bytes_linear_y(P, tc, linear_y_group_next_to(P, tc, rest));
   return total > 0x7fffffff ? 0x7fffffff : static_cast<int>(total);
 }
 

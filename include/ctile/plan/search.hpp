@@ -95,13 +95,12 @@ constexpr void for_each_tiling(const tiling_problem& P, OnC&& on_c, OnH&& on_h, 
 template <class Visit>
 constexpr int for_each_k_tile(const tiling_problem& P, int tc, int max_counts, Visit&& visit) {
   const int K = linear_k(P);
-  const int B = P.l1_budget;
-  if (l1_bytes_linear(P, tc, K) <= B) {
+  if (linear_fits(P, tc, K)) {
     visit(K);
     return 1;
   }
   const int most = ceil_div(K, 4);  // 4-byte tiles: the finest cut
-  auto fits = [&](int nk) { return l1_bytes_linear(P, tc, linear_k_tile(K, nk)) <= B; };
+  auto fits = [&](int nk) { return linear_fits(P, tc, linear_k_tile(K, nk)); };
   if (most < 2 || !fits(most)) return 0;
   int lo = 2, hi = most;  // the fewest tiles that fit: memory falls as tiles multiply
   while (lo < hi) {
@@ -130,7 +129,7 @@ constexpr axis_candidates linear_channel_candidates(const tiling_problem& P) {
   const int K = linear_k(P);
   const int finest = linear_k_tile(K, ceil_div(K, 4));
   return candidates(P.C, [&](int c) {
-    return l1_bytes_linear(P, c, K) <= P.l1_budget || l1_bytes_linear(P, c, finest) <= P.l1_budget;
+    return linear_fits(P, c, K) || linear_fits(P, c, finest);
   });
 }
 
@@ -184,7 +183,7 @@ constexpr tiling_choice search_linear(const tiling_problem& P, objective o) {
   tiling_choice best;
   const core_split split = cost::default_split(P);
   const int K = linear_k(P);
-  const bool whole_only = o == objective::dory && l1_bytes_linear(P, 1, K) <= P.l1_budget;
+  const bool whole_only = o == objective::dory && linear_fits(P, 1, K);
   const plan_detail::axis_candidates cs = plan_detail::linear_channel_candidates(P);
   for (int i = 0; i < cs.count(); ++i) {
     const int tc = cs.at(i);
