@@ -128,9 +128,7 @@ inline constexpr int search_k_counts = 8;  ///< K tile counts per channel tile (
 constexpr axis_candidates linear_channel_candidates(const tiling_problem& P) {
   const int K = linear_k(P);
   const int finest = linear_k_tile(K, ceil_div(K, 4));
-  return candidates(P.C, [&](int c) {
-    return linear_fits(P, c, K) || linear_fits(P, c, finest);
-  });
+  return candidates(P.C, [&](int c) { return linear_fits(P, c, K) || linear_fits(P, c, finest); });
 }
 
 }  // namespace plan_detail
