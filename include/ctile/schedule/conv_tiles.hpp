@@ -672,6 +672,13 @@ template <layer L, layer_plan P, class Env>
   one_slot<E> xs[2], ys[2];
   typename E::handle wh[2][4]{};                   // weights, bias, kappa, lambda
   constexpr bool merged = tile_data_merged(L, P);  // weights and parameters one command
+  constexpr int ppc = kl_layout(L, 1).bytes;
+  constexpr int dpc = data_per_channel(L);
+  // Bytes of a merged tile's data: K tile `k` of `c` channels, with the parameters after the
+  // last K tile's weights.
+  const auto tile_bytes = [&](int k, int c) CTILE_INLINE {
+    return nk > 1 ? c * (k_bytes(k) + (k == nk - 1 ? ppc : 0)) : c * dpc;
+  };
   const auto load_x = [&](int ik, int b) CTILE_INLINE {
     xs[b].start(dma, dma_dir::l2_to_l1, dma_piece{0, 0, u(x_whole ? K : k_bytes(ik)), 0, 0},
                 l1 + P.l1.x[b],
@@ -679,14 +686,11 @@ template <layer L, layer_plan P, class Env>
   };
   const auto load_w = [&](int ic, int ik, int b) CTILE_INLINE {
     const int cn = channels(ic), kn = k_bytes(ik);
-    constexpr int dpc = data_per_channel(L);
     const channel_data d = channel_data_at(K, dpc, merged, v.w_n, ic * P.tile_c - v.w_c0, cn);
     if constexpr (merged) {  // by K tile in the block; the last one with the parameters
-      constexpr int ppc = kl_layout(L, 1).bytes;
       auto* src =
           const_cast<std::uint8_t*>(v.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk * cn);
-      const int n = nk > 1 ? cn * (kn + (ik == nk - 1 ? ppc : 0)) : cn * dpc;
-      dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[b], src, u(n), wh[b][0]);
+      dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[b], src, u(tile_bytes(ik, cn)), wh[b][0]);
       return;
     }
     auto* src = const_cast<std::uint8_t*>(v.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk);
@@ -773,12 +777,6 @@ template <layer L, layer_plan P, class Env>
   // tile once `left` is down to `short_from`; the tile is next once `left` falls to
   // `short_at`.
   constexpr bool stream = steady && merged;
-  constexpr int ppc = kl_layout(L, 1).bytes;
-  constexpr int dpc = data_per_channel(L);
-  // Bytes of the data of K tile `k` (the K tile of parity `k` when nk == 2) of `c` channels.
-  const auto tile_bytes = [&](int k, int c) CTILE_INLINE {
-    return nk > 1 ? c * (k_bytes(k) + (k == nk - 1 ? ppc : 0)) : c * dpc;
-  };
   const bool short_run = P.last_c != P.tile_c && ic1 == P.n_c;
   const int short_at = short_run && total > nk ? nk : -1;
   const int short_from = short_run ? nk + 1 : 0;  // a prefetch from there is of the short tile
