@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """Checks the hardware loops of an XpulpV2 build from its disassembly.
 
-Usage: check_inner_loop_xpulpv2.py OBJDUMP ELF [--depthwise]
+Usage: check_inner_loop_xpulpv2.py OBJDUMP ELF [4x2] [dw]
 
 OBJDUMP (llvm-objdump-19 or GNU objdump) gives the instruction boundaries and functions; every
 32-bit word is named by the PULP v2 table of xpulpv2_iss.py (written from the RI5CY manual,
 not from the emitter). For every lp.setup / lp.setupi, the body runs from the next instruction
 to the setup's address + (uimm << 1) included (PULP v2: half-words, the end is the LAST
 instruction of the body). Each body must be at least 3 whole 32-bit instructions, end exactly
-on one, contain no branch, and the setup must be word aligned. The conv/pointwise 4x2 loop
-(8 pv.sdotusp.b and 6 post-increment p.lw in 14 instructions for 32 MACs) must be found;
-with --depthwise, the depthwise column loop too (3 pv.sdotusp.b per output, its rows loaded by
-register post-increment p.lw). Prints the instruction mix of each loop.
+on one, contain no branch, and the setup must be word aligned. The loops named on the command
+line must be found (default 4x2): `4x2`, the conv/pointwise loop of 8 pv.sdotusp.b and 6
+post-increment p.lw in 14 instructions for 32 MACs; `dw`, the depthwise column loop (3
+pv.sdotusp.b per output, its rows loaded and its outputs stored by register post-increment).
+Prints the instruction mix of each loop. The instruction spellings of xpulpv2_encoding.cpp
+(labels xpulpv2_enc_*) are not loops and are skipped.
 """
 import collections
 import os
@@ -41,8 +43,9 @@ def name_of(hexword, mnemonic):
 
 def main() -> int:
     objdump, elf = sys.argv[1], sys.argv[2]
-    depthwise = "--depthwise" in sys.argv[3:]
-    text = subprocess.run([objdump, "-d", "-C", elf], check=True, capture_output=True,
+    wanted = sys.argv[3:] or ["4x2"]
+    mattr = ["--mattr=+m,+c"] if "llvm" in os.path.basename(objdump) else []
+    text = subprocess.run([objdump, "-d", "-C", *mattr, elf], check=True, capture_output=True,
                           text=True).stdout
     insns = []  # (address, hex word, name, function)
     func = "?"
@@ -59,8 +62,8 @@ def main() -> int:
     found = {"4x2": False, "dw": False}
     loops = 0
     for i, (addr, word, name, fn) in enumerate(insns):
-        if name not in ("lp.setup", "lp.setupi"):
-            continue
+        if name not in ("lp.setup", "lp.setupi") or fn.startswith("xpulpv2_enc_"):
+            continue  # (xpulpv2_encoding.cpp's spellings are no loops)
         w = int(word, 16)
         loops += 1
         f = xp.fields(w)
@@ -83,10 +86,10 @@ def main() -> int:
             found["4x2"] = True
         if mix["pv.sdotusp.b"] == 9 and mix["p.lw.pr"] == 3 and mix["p.sb.pr"] == 3:
             found["dw"] = True
-    if not found["4x2"]:
+    if "4x2" in wanted and not found["4x2"]:
         failures.append("no 4x2 loop of 8 pv.sdotusp.b and 6 p.lw (post-increment) in 14 "
                         "instructions")
-    if depthwise and not found["dw"]:
+    if "dw" in wanted and not found["dw"]:
         failures.append("no depthwise column loop (9 pv.sdotusp.b, 3 p.lw and 3 p.sb with "
                         "register post-increment per 3 outputs)")
     if any(x[2] == "?custom" for x in insns):

@@ -257,6 +257,10 @@ int intrinsics_test() {
 }
 
 #if defined(CTILE_KERNELS_ISA_XPULPV2)
+// The instruction spellings of xpulpv2_encoding.cpp (one section: referencing one label keeps
+// them all through the linker's section garbage collection).
+extern "C" const std::uint32_t xpulpv2_enc_sdotusp_b[];
+
 // The XpulpV2 instructions the kernels do not reach, against their definitions in the RI5CY
 // manual: p.clipu / p.clip with every immediate (p.clipu Is2: [0, 2^(Is2-1) - 1], which is
 // portable::clipu; p.clip Is2: [-2^(Is2-1), 2^(Is2-1) - 1]), p.clipr, p.mac, pv.dotusp.b,
@@ -343,6 +347,8 @@ int main() {
   int bad = intrinsics_test();
 #if defined(CTILE_KERNELS_ISA_XPULPV2)
   bad += xpulpv2_test();
+  const void* volatile encodings = xpulpv2_enc_sdotusp_b;
+  (void)encodings;
 #endif
   bad += conv_test(3, 3, 1, 1, 1, 1, 1, {split_kind::rows}, "conv3x3");
   bad += conv_test(5, 5, 2, 2, 1, 0, 2, {split_kind::grid, 2, 4}, "conv5x5s2");
