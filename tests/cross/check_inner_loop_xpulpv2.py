@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks the hardware loops of an XpulpV2 build from its disassembly.
 
-Usage: check_inner_loop_xpulpv2.py OBJDUMP ELF [4x2] [dw]
+Usage: check_inner_loop_xpulpv2.py OBJDUMP ELF [4x2] [4x4] [dw]
 
 OBJDUMP (llvm-objdump-19 or GNU objdump) gives the instruction boundaries and functions; every
 32-bit word is named by the PULP v2 table of xpulpv2_iss.py (written from the RI5CY manual,
@@ -10,7 +10,8 @@ to the setup's address + (uimm << 1) included (PULP v2: half-words, the end is t
 instruction of the body). Each body must be at least 3 whole 32-bit instructions, end exactly
 on one, contain no branch, and the setup must be word aligned. The loops named on the command
 line must be found (default 4x2): `4x2`, the conv/pointwise loop of 8 pv.sdotusp.b and 6
-post-increment p.lw in 14 instructions for 32 MACs; `dw`, the depthwise column loop (3
+post-increment p.lw in 14 instructions for 32 MACs; `4x4`, the pointwise loop of 16
+pv.sdotusp.b and 8 p.lw (register post-increment) in 24 instructions for 64 MACs; `dw`, the depthwise column loop (3
 pv.sdotusp.b per output, its rows loaded and its outputs stored by register post-increment).
 Prints the instruction mix of each loop. The instruction spellings of xpulpv2_encoding.cpp
 (labels xpulpv2_enc_*) are not loops and are skipped.
@@ -59,7 +60,7 @@ def main() -> int:
             word = m.group(2)
             insns.append((int(m.group(1), 16), word, name_of(word, m.group(3)), func))
     failures = []
-    found = {"4x2": False, "dw": False}
+    found = {"4x2": False, "4x4": False, "dw": False}
     loops = 0
     for i, (addr, word, name, fn) in enumerate(insns):
         if name not in ("lp.setup", "lp.setupi") or fn.startswith("xpulpv2_enc_"):
@@ -84,11 +85,16 @@ def main() -> int:
             failures.append(f"loop at {addr:#x}: branch or compressed instruction in the body")
         if mix["pv.sdotusp.b"] == 8 and mix["p.lw.pi"] == 6 and n == 14:
             found["4x2"] = True
+        if mix["pv.sdotusp.b"] == 16 and mix["p.lw.pr"] == 8 and n == 24:
+            found["4x4"] = True
         if mix["pv.sdotusp.b"] == 9 and mix["p.lw.pr"] == 3 and mix["p.sb.pr"] == 3:
             found["dw"] = True
     if "4x2" in wanted and not found["4x2"]:
         failures.append("no 4x2 loop of 8 pv.sdotusp.b and 6 p.lw (post-increment) in 14 "
                         "instructions")
+    if "4x4" in wanted and not found["4x4"]:
+        failures.append("no 4x4 loop of 16 pv.sdotusp.b and 8 p.lw (register post-increment) in "
+                        "24 instructions")
     if "dw" in wanted and not found["dw"]:
         failures.append("no depthwise column loop (9 pv.sdotusp.b, 3 p.lw and 3 p.sb with "
                         "register post-increment per 3 outputs)")

@@ -6,7 +6,7 @@
 //   portable C++            otherwise, or whenever CTILE_KERNELS_PORTABLE is defined.
 // `ctile::kernels::isa` names the chosen one; every backend offers the same functions.
 // CTILE_KERNELS_ISA_LOOPS: the backend has the assembly inner loops (mm4x2, mm4x1, dot,
-// mm4x2_rows, the depthwise column loops); CTILE_KERNELS_ISA_COREV alone has mm4x4_run.
+// mm4x2_rows, the depthwise column loops, the fused 4x4 run mm4x4_run).
 #pragma once
 
 #if defined(CTILE_KERNELS_PORTABLE)

@@ -282,6 +282,240 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
       : "memory");
 }
 
+// clang-format off
+// The fused 4x4 run (mm4x4_run) takes all 28 allocatable registers; GCC allows at most 30 asm
+// operands, so its registers are named here and clobbered, and the run's state is read from
+// `quad_run` through a pointer kept on the stack. Sums s0..s15, pixel words x0..x3, filter words
+// y0, y1, the walking pointers a, w, the steps ps, k, ba, bw (bw is a0, which brings the pointer).
+#define CTILE_XQ_s0 "t0"
+#define CTILE_XQ_s1 "t1"
+#define CTILE_XQ_s2 "t2"
+#define CTILE_XQ_s3 "s0"
+#define CTILE_XQ_s4 "s1"
+#define CTILE_XQ_s5 "a1"
+#define CTILE_XQ_s6 "a2"
+#define CTILE_XQ_s7 "a3"
+#define CTILE_XQ_s8 "a4"
+#define CTILE_XQ_s9 "a5"
+#define CTILE_XQ_s10 "a6"
+#define CTILE_XQ_s11 "a7"
+#define CTILE_XQ_s12 "s2"
+#define CTILE_XQ_s13 "s3"
+#define CTILE_XQ_s14 "s4"
+#define CTILE_XQ_s15 "s5"
+#define CTILE_XQ_x0 "s6"
+#define CTILE_XQ_x1 "s7"
+#define CTILE_XQ_x2 "s8"
+#define CTILE_XQ_x3 "s9"
+#define CTILE_XQ_y0 "s10"
+#define CTILE_XQ_y1 "s11"
+#define CTILE_XQ_a "t3"
+#define CTILE_XQ_w "t4"
+#define CTILE_XQ_ps "t5"
+#define CTILE_XQ_k "t6"
+#define CTILE_XQ_ba "ra"
+#define CTILE_XQ_bw "a0"
+#define CTILE_XQ(x) CTILE_XQ_##x
+#define CTILE_XQ3(OP, D, A, B) OP " " CTILE_XQ(D) ", " CTILE_XQ(A) ", " CTILE_XQ(B) "\n"
+/// A field of quad_run at OFF from the pointer in register P.
+#define CTILE_XQ_LD(D, OFF, P) "lw " CTILE_XQ(D) ", " #OFF "(" CTILE_XQ(P) ")\n"
+#define CTILE_XQ_ST(S, OFF, P) "sw " CTILE_XQ(S) ", " #OFF "(" CTILE_XQ(P) ")\n"
+#define CTILE_XQ_PTR(D) "lw " CTILE_XQ(D) ", 0(sp)\n"
+#define CTILE_XQ_LWR(D, A, R) CTILE_XPULPV2_LW_PR(CTILE_XQ(D), CTILE_XQ(A), CTILE_XQ(R))
+#define CTILE_XQ_DOT(DOT, S, X, Y) DOT(CTILE_XQ(S), CTILE_XQ(X), CTILE_XQ(Y))
+/// 4 filters x 4 pixels, one word each (see corev's CTILE_COREV_4X4_A / _B).
+#define CTILE_XQ_4X4_A(DOT)         \
+  CTILE_XQ_LWR(x0, a, ps)           \
+  CTILE_XQ_LWR(x1, a, ps)           \
+  CTILE_XQ_LWR(x2, a, ps)           \
+  CTILE_XQ_LWR(x3, a, ba)           \
+  CTILE_XQ_LWR(y0, w, k)            \
+  CTILE_XQ_LWR(y1, w, k)            \
+  CTILE_XQ_DOT(DOT, s0, x0, y0)     \
+  CTILE_XQ_DOT(DOT, s1, x1, y0)     \
+  CTILE_XQ_DOT(DOT, s2, x2, y0)     \
+  CTILE_XQ_DOT(DOT, s3, x3, y0)     \
+  CTILE_XQ_LWR(y0, w, k)            \
+  CTILE_XQ_DOT(DOT, s4, x0, y1)     \
+  CTILE_XQ_DOT(DOT, s5, x1, y1)     \
+  CTILE_XQ_DOT(DOT, s6, x2, y1)     \
+  CTILE_XQ_DOT(DOT, s7, x3, y1)     \
+  CTILE_XQ_LWR(y1, w, bw)           \
+  CTILE_XQ_DOT(DOT, s8, x0, y0)     \
+  CTILE_XQ_DOT(DOT, s9, x1, y0)     \
+  CTILE_XQ_DOT(DOT, s10, x2, y0)    \
+  CTILE_XQ_DOT(DOT, s11, x3, y0)
+#define CTILE_XQ_4X4_B(DOT)         \
+  CTILE_XQ_DOT(DOT, s12, x0, y1)    \
+  CTILE_XQ_DOT(DOT, s13, x1, y1)    \
+  CTILE_XQ_DOT(DOT, s14, x2, y1)    \
+  CTILE_XQ_DOT(DOT, s15, x3, y1)
+/// Requantization of one sum S in place (see corev's CTILE_COREV_QOUT); `cfg` = kind | clip << 2
+/// | bn << 3 | bias << 4 | cm << 5.
+#define CTILE_XQ_QOUT(S)                                              \
+  ".if (%[cfg] & 3) == 0\n"                                           \
+  ".if (%[cfg] & 8) != 0\n"                                           \
+  ".if (%[cfg] & 16) != 0\n"                                          \
+  CTILE_XQ3("add", S, S, x2)                                          \
+  ".endif\n"                                                          \
+  CTILE_XQ3("mul", S, S, x0)                                          \
+  CTILE_XPULPV2_ADDNR(CTILE_XQ(S), CTILE_XQ(x1), CTILE_XQ(bw))        \
+  ".elseif (%[cfg] & 16) != 0\n"                                      \
+  CTILE_XPULPV2_ADDNR(CTILE_XQ(S), CTILE_XQ(x2), CTILE_XQ(bw))        \
+  ".else\n"                                                           \
+  CTILE_XQ3("sra", S, S, bw)                                          \
+  ".endif\n"                                                          \
+  CTILE_XPULPV2_CLIPUR(CTILE_XQ(S), CTILE_XQ(S), CTILE_XQ(ba))        \
+  ".else\n"                                                           \
+  ".if (%[cfg] & 16) != 0\n"                                          \
+  CTILE_XQ3("add", S, S, x2)                                          \
+  ".endif\n"                                                          \
+  ".if (%[cfg] & 8) != 0\n"                                           \
+  CTILE_XQ3("mul", S, S, x0)                                          \
+  CTILE_XQ3("add", S, S, x1)                                          \
+  ".endif\n"                                                          \
+  CTILE_XPULPV2_CLIPUR(CTILE_XQ(S), CTILE_XQ(S), CTILE_XQ(ba))        \
+  ".if (%[cfg] & 3) == 1\n"                                           \
+  CTILE_XQ3("mul", S, S, ps)                                          \
+  ".endif\n"                                                          \
+  ".if (%[cfg] & 3) == 2\n"                                           \
+  CTILE_XQ3("mulhu", S, S, ps)                                        \
+  ".endif\n"                                                          \
+  CTILE_XQ3("srl", S, S, bw)                                          \
+  ".if (%[cfg] & 4) != 0\n"                                           \
+  CTILE_XPULPV2_CLIPUR(CTILE_XQ(S), CTILE_XQ(S), CTILE_XQ(k))         \
+  ".endif\n"                                                          \
+  ".endif\n"
+/// Channel F's parameters by post-increment loads (bias through x3, kappa through y0, lambda
+/// through y1), then its 4 pixels' sums.
+#define CTILE_XQ_QCH(S0, S1, S2, S3)                                  \
+  ".if (%[cfg] & 16) != 0\n"                                          \
+  CTILE_XPULPV2_LW_PI(CTILE_XQ(x2), CTILE_XQ(x3), "4")                \
+  ".endif\n"                                                          \
+  ".if (%[cfg] & 8) != 0\n"                                           \
+  CTILE_XPULPV2_LW_PI(CTILE_XQ(x0), CTILE_XQ(y0), "4")                \
+  CTILE_XPULPV2_LW_PI(CTILE_XQ(x1), CTILE_XQ(y1), "4")                \
+  ".endif\n"                                                          \
+  CTILE_XQ_QOUT(S0) CTILE_XQ_QOUT(S1) CTILE_XQ_QOUT(S2) CTILE_XQ_QOUT(S3)
+/// Four outputs as one word: bytes 0, 1 by pv.packlo.b, 2, 3 by pv.packhi.b, a post-increment
+/// word store by STEP.
+#define CTILE_XQ_QPIX(S0, S1, S2, S3, STEP)                             \
+  CTILE_XPULPV2_PACKLO_B(CTILE_XQ(S0), CTILE_XQ(S1), CTILE_XQ(S0))      \
+  CTILE_XPULPV2_PACKHI_B(CTILE_XQ(S0), CTILE_XQ(S3), CTILE_XQ(S2))      \
+  CTILE_XPULPV2_SW_PR(CTILE_XQ(S0), CTILE_XQ(a), CTILE_XQ(STEP))
+// clang-format on
+
+static_assert(sizeof(void*) != 4 ||
+                  (offsetof(quad_run, words_minus_1) == 20 && offsetof(quad_run, oc) == 44 &&
+                   offsetof(quad_run, w) == 52 && offsetof(quad_run, lambda) == 68),
+              "mm4x4_run reads quad_run at the offsets of RV32");
+
+/// The blocks of one group of 4 pixels, requantized and stored (see corev::mm4x4_run, the same
+/// loops): `r.blocks` >= 1 times 4 filters in loop 1, each block's first word peeled with
+/// pv.dotusp.b, the other words - 1 in loop 0 (8 p.lw + 16 pv.sdotusp.b for 64 MACs), the
+/// requantization from the sums (p.addNr, p.clipur, selected with .if), the packed stores
+/// (pv.packlo.b, pv.packhi.b, p.sw with register post-increment). Its 28 registers are named and
+/// clobbered (see CTILE_XQ_s0): optimized builds only, without a frame pointer.
+template <int Kind, bool Clip, bool Bias, bool BN, bool CM = false>
+[[gnu::always_inline]] inline void mm4x4_run(quad_run& r) {
+  static_assert(Kind != 0 || !Clip,
+                "mm4x4_run: kind 0 (shift only) folds the final clip into its one p.clipur, so "
+                "it has no variant with a separate final clip.");
+  constexpr int bias = Bias ? 1 : 0, bn = BN ? 1 : 0, clip = Clip ? 1 : 0;
+  constexpr int per_out = Kind == 0 ? (BN ? 3 + bias : 2) : bias + 2 * bn + 3 + clip;
+  // Loop 1 body: the pointer and 6 loads, the peeled word (24 + pointer + count load +
+  // lp.setup), loop 0 (24), the weight pointer update, the pointer and the requantization
+  // constants, the 4 channels, the parameter pointers written back, the 3 loads, the 4 packed
+  // stores, the pointer and the output pointer written.
+  constexpr int body = 7 + 27 + 24 + (4 + 3 + (Kind > 0 ? 1 : 0) + clip + 2 * bn + bias) +
+                       4 * (bias + 2 * bn) + 16 * per_out + (2 * bn + bias) + 3 + 12 + 2;
+  constexpr int cfg = Kind | clip << 2 | bn << 3 | bias << 4 | (CM ? 32 : 0);
+  register quad_run* rp __asm__("a0") = &r;
+  __asm__ volatile(
+      // clang-format off
+      "addi sp, sp, -16\n"
+      "sw a0, 0(sp)\n"
+      CTILE_XQ_LD(y0, 24, bw)
+      ".balign 4\n"
+      ".option push\n"
+      ".option norvc\n"
+      CTILE_XPULPV2_LP_SETUP("x1", CTILE_XQ(y0), "%[end1]")
+      "0:\n"
+      CTILE_XQ_PTR(bw)
+      CTILE_XQ_LD(a, 0, bw)
+      CTILE_XQ_LD(ps, 4, bw)
+      CTILE_XQ_LD(k, 8, bw)
+      CTILE_XQ_LD(ba, 12, bw)
+      CTILE_XQ_LD(w, 52, bw)
+      CTILE_XQ_LD(bw, 16, bw)
+      CTILE_XQ_4X4_A(CTILE_XPULPV2_DOTUSP_B)
+      CTILE_XQ_PTR(s12)
+      CTILE_XQ_LD(y0, 20, s12)
+      CTILE_XQ_4X4_B(CTILE_XPULPV2_DOTUSP_B)
+      CTILE_XPULPV2_LP_SETUP("x0", CTILE_XQ(y0), "48")
+      CTILE_XQ_4X4_A(CTILE_XPULPV2_SDOTUSP_B)
+      CTILE_XQ_4X4_B(CTILE_XPULPV2_SDOTUSP_B)
+      // w is at filter 1 of this block: the next block's is 3 k on.
+      CTILE_XQ3("add", w, w, k)
+      CTILE_XQ3("add", w, w, k)
+      CTILE_XQ3("add", w, w, k)
+      CTILE_XQ_PTR(a)
+      ".if (%[cfg] & 16) != 0\n"
+      CTILE_XQ_LD(x3, 60, a)
+      ".endif\n"
+      ".if (%[cfg] & 8) != 0\n"
+      CTILE_XQ_LD(y0, 64, a)
+      CTILE_XQ_LD(y1, 68, a)
+      ".endif\n"
+      CTILE_XQ_LD(ba, 28, a)
+      CTILE_XQ_LD(bw, 36, a)
+      CTILE_XQ_ST(w, 52, a)
+      ".if (%[cfg] & 3) != 0\n"
+      CTILE_XQ_LD(ps, 32, a)
+      ".endif\n"
+      ".if (%[cfg] & 4) != 0\n"
+      CTILE_XQ_LD(k, 40, a)
+      ".endif\n"
+      CTILE_XQ_QCH(s0, s1, s2, s3)
+      CTILE_XQ_QCH(s4, s5, s6, s7)
+      CTILE_XQ_QCH(s8, s9, s10, s11)
+      CTILE_XQ_QCH(s12, s13, s14, s15)
+      ".if (%[cfg] & 16) != 0\n"
+      CTILE_XQ_ST(x3, 60, a)
+      ".endif\n"
+      ".if (%[cfg] & 8) != 0\n"
+      CTILE_XQ_ST(y0, 64, a)
+      CTILE_XQ_ST(y1, 68, a)
+      ".endif\n"
+      CTILE_XQ_LD(w, 44, a)
+      CTILE_XQ_LD(x0, 48, a)
+      CTILE_XQ_LD(a, 56, a)
+      ".if (%[cfg] & 32) != 0\n"
+      CTILE_XQ_QPIX(s0, s1, s2, s3, w)
+      CTILE_XQ_QPIX(s4, s5, s6, s7, w)
+      CTILE_XQ_QPIX(s8, s9, s10, s11, w)
+      CTILE_XQ_QPIX(s12, s13, s14, s15, x0)
+      ".else\n"
+      CTILE_XQ_QPIX(s0, s4, s8, s12, w)
+      CTILE_XQ_QPIX(s1, s5, s9, s13, w)
+      CTILE_XQ_QPIX(s2, s6, s10, s14, w)
+      CTILE_XQ_QPIX(s3, s7, s11, s15, x0)
+      ".endif\n"
+      CTILE_XQ_PTR(w)
+      CTILE_XQ_ST(a, 56, w)
+      "2:\n"
+      ".if (2b - 0b) != 4 * %[body]\n"
+      ".error \"mm4x4_run: the loop 1 body is not the length its lp.setup assumes\"\n"
+      ".endif\n"
+      ".option pop\n"
+      "addi sp, sp, 16\n"
+      // clang-format on
+      : "+r"(rp)
+      : [cfg] "i"(cfg), [body] "i"(body), [end1] "i"(2 * body)
+      : "ra", "t0", "t1", "t2", "s0", "s1", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "s2", "s3",
+        "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6", "memory");
+}
+
 /// A whole 4x2 block read in place (see corev::mm4x2_rows): 4 filters (`k` bytes apart, each
 /// contiguous over the rows) from `w` against 2 columns a0, a1 of `rows` rows of `words` words,
 /// a column's rows `pitch` bytes apart; s[2 f + p] receives the sums. The first iteration is
