@@ -263,9 +263,9 @@ extern "C" const std::uint32_t xpulpv2_enc_sdotusp_b[];
 
 // The XpulpV2 instructions the kernels do not reach, against their definitions in the RI5CY
 // manual: p.clipu / p.clip with every immediate (p.clipu Is2: [0, 2^(Is2-1) - 1], which is
-// portable::clipu; p.clip Is2: [-2^(Is2-1), 2^(Is2-1) - 1]), p.clipr, p.mac, pv.dotusp.b,
-// pv.packlo.b / pv.packhi.b (pack4), pv.pack.h; and one loop per hardware-loop form, its
-// offsets in half-words from the setup instruction to the last instruction of the body.
+// portable::clipu_bits with p = Is2 - 1; p.clip Is2: [-2^(Is2-1), 2^(Is2-1) - 1]), p.clipr, p.mac,
+// pv.dotusp.b, pv.packlo.b / pv.packhi.b (pack4), pv.pack.h; and one loop per hardware-loop form,
+// its offsets in half-words from the setup instruction to the last instruction of the body.
 std::int32_t clip_def(std::int32_t x, std::int64_t lo, std::int64_t hi) {
   return static_cast<std::int32_t>(x < lo ? lo : (x > hi ? hi : x));
 }
@@ -273,7 +273,7 @@ template <int... B>
 int clip_imm_test(std::int32_t x, std::integer_sequence<int, B...>) {
   namespace p = arch::portable;
   int bad = 0;
-  ((bad += isa::clipu_i<B + 1>(x) != p::clipu(x, B + 1)), ...);
+  ((bad += isa::clipu_bits_i<B>(x) != p::clipu_bits(x, B)), ...);
   ((bad +=
     isa::clip_i<B + 1>(x) != clip_def(x, -(std::int64_t{1} << B), (std::int64_t{1} << B) - 1)),
    ...);

@@ -120,17 +120,18 @@ inline std::int32_t clipu_r(std::int32_t x, std::int32_t hi) {
   __asm__(CTILE_XPULPV2_CLIPUR("%0", "%1", "%2") : "=r"(r) : "r"(x), "r"(hi));
   return r;
 }
-/// portable::clipu: [0, 2^(bits-1) - 1], which is exactly p.clipu's immediate meaning; with a
-/// run-time `bits` through p.clipur.
-inline std::int32_t clipu(std::int32_t x, int bits) {
-  return clipu_r(x, static_cast<std::int32_t>((std::uint32_t{1} << (bits - 1)) - 1u));
+/// portable::clipu_bits: [0, 2^p - 1] (the GAP SDK's __CLIPU(x, p)), with a run-time `p`
+/// through p.clipur.
+inline std::int32_t clipu_bits(std::int32_t x, int p) {
+  return clipu_r(x, static_cast<std::int32_t>((std::uint32_t{1} << p) - 1u));
 }
-/// portable::clipu(x, Bits) with the immediate form (p.clipu rD, rs1, Bits), Bits in 1..31.
-template <int Bits>
-inline std::int32_t clipu_i(std::int32_t x) {
-  static_assert(Bits >= 1 && Bits <= 31, "p.clipu takes 1..31 bits");
+/// portable::clipu_bits(x, P) with the immediate form: p.clipu's bound is 2^(Is2-1) - 1, so it
+/// is encoded with Is2 = P + 1 (P in 0..30).
+template <int P>
+inline std::int32_t clipu_bits_i(std::int32_t x) {
+  static_assert(P >= 0 && P <= 30, "p.clipu takes an immediate of 1..31 (P = 0..30)");
   std::int32_t r;
-  __asm__(CTILE_XPULPV2_CLIPU("%0", "%1", "%2") : "=r"(r) : "r"(x), "i"(Bits));
+  __asm__(CTILE_XPULPV2_CLIPU("%0", "%1", "%2") : "=r"(r) : "r"(x), "i"(P + 1));
   return r;
 }
 /// Signed clip to [-2^(Bits-1), 2^(Bits-1) - 1] (p.clip rD, rs1, Bits), Bits in 1..31.
