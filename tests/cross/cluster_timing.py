@@ -1,9 +1,20 @@
 #!/usr/bin/env python3
 """A PULP-cluster timing model for the tests' instruction-set simulator (one core's view).
 
-Usage: cluster_timing.py [--corev] ELF     (runs ELF with the model; XpulpV2 decoding unless
-                                            --corev)
+Usage: cluster_timing.py [--corev] [--region KIND=RANGE]... [--probe SYMBOL] ELF
+                              (runs ELF with the model; XpulpV2 decoding unless --corev)
        cluster_timing.py --self-test       (the model against hand-computed small cases)
+
+--region KIND=RANGE (repeatable; the first range holding an address decides, and with any
+--region the default cluster map below is not used) says what an address range of the ELF is:
+KIND is l2, tcdm or peripheral; RANGE is SYMBOL (the object's extent from the ELF's symbol
+table) or LO:HI, each end a number or SYMBOL, SYMBOL+N or SYMBOL-N. --probe SYMBOL names a
+code-fetch probe, a struct of 32-bit words {mark, lines, bytes, functions, all_lines,
+all_bytes, all_functions}: storing 1 to mark starts counting the distinct 16-byte instruction
+lines fetched, the distinct instruction bytes executed and the function symbols they belong
+to; storing 0 stops and writes the counts since the start (lines, bytes, and the functions'
+summed sizes in bytes) and the same over every counted interval (all_*) into the struct for
+the program to read.
 
 On top of corev_iss.py's in-order estimate, every instruction fetch goes through a two-level
 instruction cache and every data access pays the latency of the memory it reaches:
@@ -24,7 +35,9 @@ The addresses of an ELF built for the model map (RAM at 0) or QEMU virt are not 
 addresses: such a run sees only I-cache costs unless `regions` says where its code and data
 live (see Timing).
 """
+import bisect
 import os
+import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -73,10 +86,16 @@ class Timing:
             [((L2_BASE, L2_BASE + L2_SIZE), "l2"), (TCDM, "tcdm")] +
             [(r, "peripheral") for r in PERIPHERALS])
         self.stats = {"l0_miss": 0, "l1_miss": 0, "l2_data": 0, "peripheral": 0}
+        self.counting = False  # the probe's distinct lines and instruction bytes
+        self.lines, self.pcs = set(), {}
 
     def fetch(self, pc, size):
         extra = 0
-        for line in {pc // LINE, (pc + size - 1) // LINE}:
+        lines = {pc // LINE, (pc + size - 1) // LINE}
+        if self.counting:
+            self.lines |= lines
+            self.pcs[pc] = size
+        for line in lines:
             if self.l0.access(line):
                 continue
             self.stats["l0_miss"] += 1
@@ -107,6 +126,9 @@ class ClusterMachine(base.Machine):
     def __init__(self, image, entry, timing):
         super().__init__(image, entry)
         self.timing = timing
+        self.probe = None  # the probe's address
+        self.probe_functions = {}
+        self.all_lines, self.all_pcs = set(), {}
 
     def decode(self, pc):
         fn, size, reads, load_rd = super().decode(pc)
@@ -123,7 +145,35 @@ class ClusterMachine(base.Machine):
 
     def store(self, addr, size, v):
         self.cycles += self.timing.data(addr & base.MASK)
-        return super().store(addr, size, v)
+        super().store(addr, size, v)
+        if self.probe is not None and addr & base.MASK == self.probe:
+            self.probe_mark(v & base.MASK)
+
+    def probe_mark(self, v):
+        t = self.timing
+        if v == 1:
+            t.counting, t.lines, t.pcs = True, set(), {}
+            return
+        t.counting = False
+        self.all_lines |= t.lines
+        self.all_pcs.update(t.pcs)
+        words = (len(t.lines), sum(t.pcs.values()), self.function_bytes(t.pcs),
+                 len(self.all_lines), sum(self.all_pcs.values()),
+                 self.function_bytes(self.all_pcs))
+        for i, w in enumerate(words):
+            super().store(self.probe + 4 + 4 * i, 4, w)
+
+    def function_bytes(self, pcs):
+        """The summed sizes of the function symbols holding the addresses pcs."""
+        starts = [a for a, _, _ in self.probe_functions]
+        seen = {}
+        for pc in pcs:
+            k = bisect.bisect_right(starts, pc) - 1
+            if k >= 0:
+                a, size, _ = self.probe_functions[k]
+                if pc < a + size:
+                    seen[a] = size
+        return sum(seen.values())
 
 
 def program(words, base_addr=0x80):
@@ -249,14 +299,83 @@ def self_test():
     return 1 if bad else 0
 
 
+def load_symbols(path):
+    """name -> (address, size) of every named symbol of a 32-bit ELF."""
+    data = open(path, "rb").read()
+    shoff, = struct.unpack_from("<I", data, 32)
+    shentsize, shnum = struct.unpack_from("<HH", data, 46)
+    sections = [struct.unpack_from("<IIIIIIIIII", data, shoff + i * shentsize)
+                for i in range(shnum)]
+    symbols = {}
+    for sec in sections:
+        if sec[1] != 2:  # SHT_SYMTAB
+            continue
+        strtab = sections[sec[6]]
+        for off in range(sec[4], sec[4] + sec[5], 16):
+            name, value, size = struct.unpack_from("<III", data, off)
+            end = data.index(b"\0", strtab[4] + name)
+            if end > strtab[4] + name:
+                symbols[data[strtab[4] + name:end].decode()] = (value, size)
+    return symbols
+
+
+def parse_region(spec, symbols):
+    """KIND=RANGE (see the module's documentation) -> ((lo, hi), kind)."""
+    kind, _, rng = spec.partition("=")
+    if kind not in ("l2", "tcdm", "peripheral") or not rng:
+        raise SystemExit(f"--region {spec}: want l2|tcdm|peripheral=SYMBOL or =LO:HI")
+
+    def address(a):
+        for sep in "+-":
+            if sep in a[1:]:
+                name, _, n = a.rpartition(sep)
+                return address(name) + (int(n, 0) if sep == "+" else -int(n, 0))
+        if a in symbols:
+            return symbols[a][0]
+        try:
+            return int(a, 0)
+        except ValueError:
+            raise SystemExit(f"--region {spec}: no symbol {a} in the ELF") from None
+    if ":" in rng:
+        lo, hi = (address(a) for a in rng.split(":", 1))
+    elif rng in symbols:
+        lo = symbols[rng][0]
+        hi = lo + symbols[rng][1]
+    else:
+        raise SystemExit(f"--region {spec}: no symbol {rng} in the ELF")
+    if hi <= lo:
+        raise SystemExit(f"--region {spec}: empty range {lo:#x}:{hi:#x}")
+    return (lo, hi), kind
+
+
 def main():
-    if "--self-test" in sys.argv[1:]:
+    args = sys.argv[1:]
+    if "--self-test" in args:
         return self_test()
-    path = sys.argv[-1]
+    path = args[-1]
+    regions, probe = [], None
+    i = 0
+    while i < len(args) - 1:
+        if args[i] in ("--region", "--probe") and i + 1 < len(args) - 1:
+            if args[i] == "--region":
+                regions.append(args[i + 1])
+            else:
+                probe = args[i + 1]
+            i += 2
+        elif args[i] == "--corev":
+            i += 1
+        else:
+            raise SystemExit(f"unknown argument {args[i]}")
     image, entry = base.load_elf(path)
-    t = Timing()
+    symbols = load_symbols(path) if regions or probe else {}
+    t = Timing([parse_region(r, symbols) for r in regions] if regions else None)
     m = ClusterMachine(image, entry, t)
-    if "--corev" not in sys.argv[1:-1]:
+    if probe is not None:
+        if probe not in symbols:
+            raise SystemExit(f"--probe {probe}: no symbol {probe} in the ELF")
+        m.probe = symbols[probe][0]
+        m.probe_functions = base.load_functions(path)
+    if "--corev" not in args[:-1]:
         import xpulpv2_iss
         xpulpv2_iss.configure(m)
     m.x[2] = m.base + m.size

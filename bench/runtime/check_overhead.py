@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Runs the tile-overhead bench and checks its output (format and consistency, no timings).
+
+Usage: check_overhead.py [--model] -- COMMAND...
+
+COMMAND runs one tile_overhead_<network>.elf (under QEMU, or under the simulator's cluster
+timing model with --model). Checked: the exit status; the placement line; the network's line
+and as many layer lines as it announces, each with positive instructions, cycles >= instructions
+(and with --model code bytes touched >= instruction bytes executed, both positive, and the
+functions run at least as large as the bytes executed in them); each share equal to its
+counts over the modeled compute; the totals equal to the sums of the layers; with --model the
+code line (the bytes touched over the network at least the largest layer's and at most the
+layers' sum, which it states) and cycles above instructions over the network. Prints the
+output, then "overhead output ok" or what failed.
+"""
+import re
+import subprocess
+import sys
+
+LAYER = re.compile(r"^(\d+)\s+(\w+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+|-)\s+(\d+|-)\s+"
+                   r"(\d+|-)\s+(\d+)\s+(\d+\.\d\d)%\s+(\d+\.\d\d)%$")
+TOTAL = re.compile(r"^total (\w+): (\d+) instructions, (\d+) cycles, (\d+) modeled compute "
+                   r"cycles: (\d+\.\d\d)% instructions, (\d+\.\d\d)% cycles$")
+CODE = re.compile(r"^code (\w+): (\d+) bytes touched \((\d+) lines of 16 B; (\d+) over the "
+                  r"layers\), (\d+) instruction bytes executed, (\d+) bytes of the functions "
+                  r"run$")
+
+
+def main():
+    args = sys.argv[1:]
+    model = "--model" in args[:args.index("--")]
+    cmd = args[args.index("--") + 1:]
+    # QEMU's semihosting writes the program's output to stderr.
+    run = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         timeout=600)
+    out = run.stdout
+    sys.stdout.write(out)
+    errors = []
+
+    def need(cond, what):
+        if not cond:
+            errors.append(what)
+
+    def share_ok(part, whole, printed):
+        return abs(100.0 * part / whole - float(printed)) <= 0.006 if whole else printed == "0.00"
+
+    need(run.returncode == 0, f"exit status {run.returncode}")
+    lines = out.splitlines()
+    need(any(ln.startswith("placement for the cluster timing model: code, ") for ln in lines),
+         "no placement line")
+    nets = [i for i, ln in enumerate(lines) if re.match(r"^network \w+: \d+ layers$", ln)]
+    need(len(nets) == 1, f"{len(nets)} network lines, want 1")
+    if errors:
+        return report(errors)
+    i = nets[0]
+    name, n = re.match(r"^network (\w+): (\d+) layers$", lines[i]).groups()
+    n = int(n)
+    need(lines[i + 1].split()[:6] == ["#", "kind", "tiles", "commands", "instr", "cycles"],
+         "no column header")
+    layers = []
+    for k, ln in enumerate(lines[i + 2:i + 2 + n]):
+        m = LAYER.match(ln)
+        need(m is not None, f"layer line {k + 1} malformed: {ln!r}")
+        if m is None:
+            continue
+        layers.append(m.groups())
+        idx, kind, tiles, cmds, instr, cyc, lb, eb, fb, comp, ip, cp = m.groups()
+        instr, cyc, comp = int(instr), int(cyc), int(comp)
+        need(int(idx) == k + 1, f"layer {idx} out of order")
+        need(int(tiles) > 0 and int(cmds) > 0, f"layer {idx}: no tiles or no commands")
+        need(instr > 0 and cyc >= instr, f"layer {idx}: {cyc} cycles < {instr} instructions")
+        need(share_ok(instr, comp, ip), f"layer {idx}: instruction share {ip}% wrong")
+        need(share_ok(cyc, comp, cp), f"layer {idx}: cycle share {cp}% wrong")
+        if model:
+            need("-" not in (lb, eb, fb), f"layer {idx}: no code bytes under the model")
+            if "-" not in (lb, eb, fb):
+                need(int(lb) % 16 == 0 and int(lb) >= int(eb) > 0,
+                     f"layer {idx}: {lb} bytes touched vs {eb} executed")
+                need(int(fb) >= int(eb), f"layer {idx}: functions {fb} B < executed {eb} B")
+    need(len(layers) == n, f"{len(layers)} layer lines, want {n}")
+    tot = [TOTAL.match(ln) for ln in lines if ln.startswith("total ")]
+    need(len(tot) == 1 and tot[0] is not None, "no total line")
+    if tot and tot[0] is not None and layers:
+        tname, ti, tc, tcomp, tip, tcp = tot[0].groups()
+        need(tname == name, f"total of {tname}, network {name}")
+        si = sum(int(g[4]) for g in layers)
+        sc = sum(int(g[5]) for g in layers)
+        scomp = sum(int(g[9]) for g in layers)
+        need(int(ti) == si, f"total instructions {ti} != layers' sum {si}")
+        need(int(tc) == sc, f"total cycles {tc} != layers' sum {sc}")
+        need(int(tcomp) == scomp, f"total compute {tcomp} != layers' sum {scomp}")
+        need(share_ok(si, scomp, tip) and share_ok(sc, scomp, tcp), "total shares wrong")
+        if model:
+            need(sc > si, f"{sc} cycles, not above {si} instructions under the model")
+    code = [CODE.match(ln) for ln in lines if ln.startswith("code ")]
+    if model:
+        need(len(code) == 1 and code[0] is not None, "no code line under the model")
+        if code and code[0] is not None and layers and all(g[6] != "-" for g in layers):
+            cname, touched, nlines, over, executed, funcs = code[0].groups()
+            per = [int(g[6]) for g in layers]
+            need(cname == name, f"code line of {cname}, network {name}")
+            need(int(touched) == 16 * int(nlines), "bytes touched != 16 x lines")
+            need(int(over) == sum(per), f"'over the layers' {over} != layers' sum {sum(per)}")
+            need(max(per) <= int(touched) <= sum(per),
+                 f"bytes touched {touched} outside [{max(per)}, {sum(per)}]")
+            need(int(executed) <= int(touched) and int(executed) <= int(funcs),
+                 f"executed {executed} B above touched {touched} or functions {funcs}")
+    else:
+        need(not code, "a code line without the model")
+    return report(errors)
+
+
+def report(errors):
+    for e in errors:
+        print(f"overhead output FAIL: {e}")
+    if not errors:
+        print("overhead output ok")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
