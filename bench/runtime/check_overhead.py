@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the tile-overhead bench and checks its output (format and consistency, no timings).
 
-Usage: check_overhead.py [--model] -- COMMAND...
+Usage: check_overhead.py [--model] [--qemu QEMU] -- COMMAND...
 
 COMMAND runs one tile_overhead_<network>.elf (under QEMU, or under the simulator's cluster
 timing model with --model). Checked: the exit status; the placement line; the network's line
@@ -10,8 +10,11 @@ and as many layer lines as it announces, each with positive instructions, cycles
 functions run at least as large as the bytes executed in them); each share equal to its
 counts over the modeled compute; the totals equal to the sums of the layers; with --model the
 code line (the bytes touched over the network at least the largest layer's and at most the
-layers' sum, which it states) and cycles above instructions over the network. Prints the
-output, then "overhead output ok" or what failed.
+layers' sum, which it states) and cycles above instructions over the network. With --qemu,
+the ELF (COMMAND's last argument) also runs under `QEMU -icount shift=0`, and every layer's
+tiles, commands and instructions must be the same in both runs: two independent RV32IMC
+implementations count the same program. Prints the output, then "overhead output ok" or
+what failed.
 """
 import re
 import subprocess
@@ -28,7 +31,9 @@ CODE = re.compile(r"^code (\w+): (\d+) bytes touched \((\d+) lines of 16 B; (\d+
 
 def main():
     args = sys.argv[1:]
-    model = "--model" in args[:args.index("--")]
+    opts = args[:args.index("--")]
+    model = "--model" in opts
+    qemu = opts[opts.index("--qemu") + 1] if "--qemu" in opts else None
     cmd = args[args.index("--") + 1:]
     # QEMU's semihosting writes the program's output to stderr.
     run = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -107,6 +112,16 @@ def main():
                  f"executed {executed} B above touched {touched} or functions {funcs}")
     else:
         need(not code, "a code line without the model")
+    if qemu is not None and layers:
+        q = subprocess.run([qemu, "-M", "virt", "-nographic", "-bios", "none", "-icount",
+                            "shift=0", "-kernel", cmd[-1], "-semihosting-config",
+                            "enable=on,target=native"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=600)
+        theirs = [m.groups()[:5] for m in map(LAYER.match, q.stdout.splitlines()) if m]
+        ours = [g[:5] for g in layers]
+        need(theirs == ours, "layers' tiles, commands or instructions differ under QEMU: " +
+             "; ".join(f"{a} vs {b}" for a, b in zip(ours, theirs) if a != b)[:400] +
+             f" ({len(ours)} vs {len(theirs)} layers)")
     return report(errors)
 
 
