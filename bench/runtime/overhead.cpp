@@ -110,6 +110,8 @@ void start_counters() {
 #endif
 }
 
+}  // namespace
+
 /// The code-fetch probe of the cluster timing model (cluster_timing.py --probe
 /// ctile_code_probe): storing 1 to `mark` starts counting the distinct 16-byte instruction-
 /// cache lines fetched, the distinct instruction bytes executed and the functions they belong
@@ -117,7 +119,6 @@ void start_counters() {
 /// `bytes`, `functions`: the summed sizes of those functions) and the same over every counted
 /// interval so far (`all_*`). Under QEMU nothing writes them: they stay 0 and the program
 /// prints "-".
-}  // namespace
 struct code_probe {
   std::uint32_t mark, lines, bytes, functions, all_lines, all_bytes, all_functions;
 };
@@ -205,7 +206,10 @@ double percent(std::uint64_t part, std::uint64_t whole) {
 constexpr platform P = gap8;
 std::uint8_t l2_dummy[16];  // the operands' L2 addresses: never read
 
-/// Runs the loop nest of every layer of Net and prints one line per layer, one total.
+/// Runs the loop nest of every layer of Net and prints one line per layer (tiles, DMA commands,
+/// instructions, cycles, then from the probe: code bytes touched = distinct 16-byte lines x 16,
+/// distinct instruction bytes executed, bytes of the functions they lie in; the modeled compute
+/// and the two shares), then the totals (bench/runtime/check_overhead.py reads them).
 template <class Net>
 void run_network(const char* name, counters empty_fork) {
   const auto& plan = plan_of<Net, P>;
@@ -285,8 +289,8 @@ int main() {
   start_counters();
   std::printf(
       "placement for the cluster timing model: code, read-only data (plans, layers, executor "
-      "tables) and the L2 operands "
-      "in L2; the L1 arena and the stack in L1 (TCDM); the DMA queue a peripheral\n");
+      "tables) and the L2 operands in L2; the L1 arena and the stack in L1 (TCDM); the DMA "
+      "queue a peripheral\n");
   // What one fork of an empty body counts the way the loop nests' forks are counted: the
   // stand-in's call, entry and return around the timed cores. It is part of every tile's figure,
   // although on GAP-8 the fork's dispatch and barrier (pi_cl_team_fork) are charged by the cost
