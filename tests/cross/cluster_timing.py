@@ -295,6 +295,35 @@ def self_test():
     want = 15 + 9 + 2 + 6 * 18 + 5 * 2
     check("L0 conflict, L1 hit", m.cycles, want)
     assert m.instret == 15, m.instret
+    # 5. The code-fetch probe (probe struct at 0x4000; one function symbol 0x80..0xc0):
+    #    0x80: lui x5, 4; 0x84: addi x6, x0, 1; 0x88: sw x6, 0(x5) starts counting (its own
+    #    fetch came before); 0x8c: addi; 0x90..0x9c: 4 x addi; 0xa0: sw x0, 0(x5) stops (its
+    #    fetch counted). Counted: 6 instructions of 4 bytes = 24 bytes, lines 0x80, 0x90, 0xa0 = 3;
+    #    functions: the one symbol, 64 bytes. The second interval (0xa4: sw x6 starts, 0xa8:
+    #    addi, 0xac: sw x0 stops: 2 instructions, 8 bytes, line 0xa0) leaves lines 1, bytes 8,
+    #    and over both intervals 3 lines (0xa0 again), 32 bytes, 64 function bytes.
+    words = [lui(5, 4), addi(6, 0, 1), sw(6, 5, 0), addi(1, 1, 1)] + [addi(1, 1, 1)] * 4 + \
+        [sw(0, 5, 0), sw(6, 5, 0), addi(1, 1, 1), sw(0, 5, 0)] + exit_seq
+    m = ClusterMachine(program(words), 0x80, Timing([]))
+    m.probe, m.probe_functions = 0x4000, [(0x80, 0x40, "f")]
+    m.x[2] = m.base + m.size
+    try:
+        m.run(limit=1000)
+    except base.Exit:
+        pass
+    got = [m.load(0x4004 + 4 * i, 4, False) for i in range(6)]
+    want = [1, 8, 64, 3, 32, 64]
+    ok = got == want
+    bad += not ok
+    print(f"probe: {got}, by hand {want} {'ok' if ok else 'FAIL'}")
+    # 6. --region ranges from symbols.
+    syms = {"a": (0x100, 4), "b": (0x200, 0)}
+    got = [parse_region("tcdm=a+0x10:b", syms), parse_region("peripheral=a", syms),
+           parse_region("l2=0x10:b-0x100", syms)]
+    want = [((0x110, 0x200), "tcdm"), ((0x100, 0x104), "peripheral"), ((0x10, 0x100), "l2")]
+    ok = got == want
+    bad += not ok
+    print(f"regions: {got} {'ok' if ok else 'FAIL'}")
     print("cluster timing ok" if bad == 0 else "cluster timing FAIL")
     return 1 if bad else 0
 
