@@ -33,7 +33,7 @@ instruction cache and every data access pays the latency of the memory it reache
 
 The addresses of an ELF built for the model map (RAM at 0) or QEMU virt are not cluster
 addresses: such a run sees only I-cache costs unless `regions` says where its code and data
-live (see Timing).
+live (see Timing; on the command line, --region).
 """
 import bisect
 import os
