@@ -9,13 +9,21 @@
 namespace {
 #define CTILE_FW_STR2(x) #x
 #define CTILE_FW_STR(x) CTILE_FW_STR2(x)
+using ctile::firmware::board;
+using net = CTILE_FW_NET;
+constexpr ctile::platform plat = ctile::firmware::with_hot_tables<net>(board::plat);
+
+// The executor's per-layer tables and requantization constants, in the cluster's L1. A
+// variable of namespace scope: GCC ignores section attributes on variables of templates.
+CTILE_L1_DATA ctile::firmware::hot_tables<net::size> hot =
+    ctile::firmware::hot_tables_of<net, ctile::executor<net, plat>>();
+
 int program() {
-  using ctile::firmware::board;
-  return ctile::firmware::run_layers<CTILE_FW_NET, board::plat, board>(CTILE_FW_STR(CTILE_FW_NAME),
-                                                                       ctile_fw_reference);
+  return ctile::firmware::run_layers<net, plat, board>(CTILE_FW_STR(CTILE_FW_NAME),
+                                                       ctile_fw_reference, hot);
 }
 }  // namespace
 
 int main() {
-  return ctile::firmware::board::start<&program>();
+  return board::start<&program>();
 }

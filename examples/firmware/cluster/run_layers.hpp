@@ -10,12 +10,18 @@
 // to the end of this one, the output check excluded. outside: the part of those cycles core 0
 // spent outside its own kernel calls (DMA programming and waits, tile bookkeeping, the fork
 // and the join with the other cores, their imbalance included). macs: the plan's count.
+//
+// The executor reads its per-layer tables and the requantization constants on every tile:
+// the program runs it on copies in the cluster's L1 (CTILE_L1_DATA), whose bytes the plan's
+// L1 budget gives up (with_hot_tables).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <ctile/ctile.hpp>
+#include <ctile/platform/pulp_open.hpp>
 #include <ctile/schedule/executor.hpp>
 
 #include "cluster/fw_hash.hpp"
@@ -55,6 +61,26 @@ inline std::uint32_t fingerprint(const layer& l, const std::uint8_t* got, bool c
   return h;
 }
 
+/// What the executor reads on every layer and tile of an N-layer network: its layers, their
+/// plans and L2/L3 placements, and their requantization constants.
+template <std::size_t N>
+struct hot_tables {
+  std::array<layer, N> layers;
+  std::array<layer_plan, N> plans;
+  std::array<layer_l2, N> l2;
+  std::array<kernels::requant_plan, N> quant;
+};
+
+/// L1 bytes the hot tables of an N-layer network take (16-byte granules).
+template <std::size_t N>
+inline constexpr int hot_l1_bytes = static_cast<int>((sizeof(hot_tables<N>) + 15) / 16 * 16);
+
+/// `base` with the L1 the hot tables of `Net` take given up: the platform the images plan for.
+template <network_type Net>
+constexpr platform with_hot_tables(const platform& base) {
+  return base.with_l1(base.l1_bytes - hot_l1_bytes<Net::size>);
+}
+
 /// Per-layer results, printed after the run.
 struct layer_result {
   std::uint32_t cycles = 0;
@@ -62,14 +88,25 @@ struct layer_result {
   bool ok = false;
 };
 
+/// The hot tables of executor `E` (network `Net`), their requantization constants still to be
+/// computed: the initial value of the image's CTILE_L1_DATA object.
+template <network_type Net, class E>
+constexpr hot_tables<Net::size> hot_tables_of() {
+  return {Net::layers, E::plan.layers, E::plan.l2, {}};
+}
+
 /// The program for network `Net` planned for `Plat` on `Board`; `want` holds every layer's
-/// reference fingerprint. Returns 0 when every layer matched.
+/// reference fingerprint, `hot` the executor's tables (hot_tables_of, in L1). Returns 0 when
+/// every layer matched.
 template <network_type Net, platform Plat, class Board>
-int run_layers(const char* title, const std::uint32_t (&want)[Net::size]) {
+int run_layers(const char* title, const std::uint32_t (&want)[Net::size],
+               hot_tables<Net::size>& hot) {
   using E = executor<Net, Plat>;
   using clock = typename Board::clock;
   using kernels_t = timed_kernels<clock>;
   static_assert(Board::template supports<E>(), "the board cannot run this plan");
+  static_assert(E::required_l1_bytes + hot_l1_bytes<Net::size> <= Board::plat.l1_budget(),
+                "The tile buffers and the hot tables together exceed the board's L1 budget.");
 
   // Constant data and input, generated on the target (the same generator as on the host).
   static examples::synthetic<Net> data{1};
@@ -79,7 +116,9 @@ int run_layers(const char* title, const std::uint32_t (&want)[Net::size]) {
   std::uint8_t* in =
       E::input_l2_offset >= 0 ? l2 + E::input_l2_offset : l3.base() + E::input_l3_offset;
   for (std::size_t k = 0; k < data.input.size(); ++k) in[k] = data.input[k];
-  const auto quant = E::prepare(data.params);
+  // The requantization constants, computed into the hot tables.
+  hot.quant = E::prepare(data.params);
+  const schedule::plan_view view{hot.layers, hot.plans, hot.l2};
   std::uint8_t* l1 = Board::template l1<E::required_l1_bytes>();
   if (l1 == nullptr) {
     std::printf("error: no %d bytes of L1 for the tile buffers\n", E::required_l1_bytes);
@@ -97,20 +136,25 @@ int run_layers(const char* title, const std::uint32_t (&want)[Net::size]) {
   kernels_t::core0_cycles = 0;
   std::uint32_t inside_before = 0;
   std::uint32_t t_prev = clock::now();
-  E::run(env, l3.memory(), quant, l1, l2, [&](const schedule::layer_output& o) {
-    const std::uint32_t t = clock::now();
-    const std::uint32_t inside = kernels_t::core0_cycles;
-    const auto i = static_cast<std::size_t>(o.index);
-    layer_result& r = results[i];
-    r.cycles = t - t_prev;
-    r.outside = r.cycles - (inside - inside_before);
-    const std::uint8_t* got = o.l2 != nullptr ? o.l2 : l3.base() + o.l3_offset;
-    r.ok = fingerprint(Net::layers[i], got, o.chw) == want[i];
-    inside_before = kernels_t::core0_cycles;
-    t_prev = clock::now();
-  });
+  schedule::run_network(
+      env, l3.memory(), view, hot.quant, l1, l2,
+      [&](const schedule::layer_output& o) {
+        const std::uint32_t t = clock::now();
+        const std::uint32_t inside = kernels_t::core0_cycles;
+        const auto i = static_cast<std::size_t>(o.index);
+        layer_result& r = results[i];
+        r.cycles = t - t_prev;
+        r.outside = r.cycles - (inside - inside_before);
+        const std::uint8_t* got = o.l2 != nullptr ? o.l2 : l3.base() + o.l3_offset;
+        r.ok = fingerprint(Net::layers[i], got, o.chw) == want[i];
+        inside_before = kernels_t::core0_cycles;
+        t_prev = clock::now();
+      },
+      typename E::static_tiles{});
 
-  std::printf("image=%s platform=%s cores=%d\n", title, Plat.name.c_str(), cores);
+  std::printf("image=%s platform=%s cores=%d l1_tables=%u@0x%08x\n", title, Plat.name.c_str(),
+              cores, static_cast<unsigned>(sizeof hot),
+              static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(&hot)));
   std::uint32_t macs = 0, cycles = 0, outside = 0;
   bool all_ok = true;
   for (std::size_t i = 0; i < Net::size; ++i) {

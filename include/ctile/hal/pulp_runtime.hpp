@@ -102,7 +102,8 @@ class basic_pulp_runtime_dma {
 using pulp_runtime_dma = basic_pulp_runtime_dma<>;
 static_assert(dma_engine<pulp_runtime_dma>);
 
-/// What a fork publishes to the team (one per cluster, in memory every core reads).
+/// What a fork publishes to the team (one per cluster, in memory every core reads: the
+/// cluster's L1, CTILE_L1_DATA).
 struct pulp_runtime_fork_descriptor {
   void (*fn)(const void*, int) = nullptr;  ///< nullptr: the program has ended
   const void* arg = nullptr;
@@ -173,7 +174,7 @@ class pulp_runtime_cluster {
   static fork_descriptor& descriptor() { return descriptor_; }
 
  private:
-  static inline fork_descriptor descriptor_{};
+  CTILE_L1_DATA_IN(".fork") static inline fork_descriptor descriptor_{};
 };
 static_assert(cluster<pulp_runtime_cluster>);
 

@@ -5,6 +5,25 @@
 #include "ctile/hal/dma_limits.hpp"
 #include "ctile/platform/platform.hpp"
 
+/// Hot data in the cluster's L1. An object with static storage marked CTILE_L1_DATA goes to
+/// section CTILE_L1_SECTION (".ctile.l1" unless the build defines it otherwise), which the
+/// firmware's linker script maps to the cluster's L1 (for pulp-runtime:
+/// examples/firmware/cluster/ctile_l1.ld, inserted after the runtime's own L1 data, before its
+/// L1 heap). The executor's per-layer tables, the requantization constants and the fork
+/// descriptor are read on every tile: from L1 a load costs one cycle, from L2 about 15. Only
+/// for mutable objects of namespace or class scope (a section holds writable data or read-only
+/// data, not both; GCC ignores the attribute on variables of templates); the bytes
+/// they take must come off the L1 the plan may use (`platform::with_l1`). A build without such
+/// a script (the host, QEMU) names a section its linker already places with the data, e.g.
+/// -DCTILE_L1_SECTION=\".data.ctile_l1\".
+#ifndef CTILE_L1_SECTION
+#define CTILE_L1_SECTION ".ctile.l1"
+#endif
+#define CTILE_L1_DATA [[gnu::section(CTILE_L1_SECTION)]]
+/// The same in a section of its own (CTILE_L1_SECTION followed by `suffix`, e.g. ".fork"), for
+/// inline variables: their COMDAT sections may not share a name with ordinary ones.
+#define CTILE_L1_DATA_IN(suffix) [[gnu::section(CTILE_L1_SECTION suffix)]]
+
 namespace ctile {
 
 /// The cluster DMA (mchan v7) through pulp-runtime's plp_dma_memcpy / plp_dma_memcpy_2d: their
