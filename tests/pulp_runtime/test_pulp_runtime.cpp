@@ -233,7 +233,7 @@ static_assert(pulp_runtime_dma::limits.max_stride == 0xFFFF);
 static_assert(pulp_runtime_dma::limits.counters == 16);
 static_assert(pulp_runtime_dma::limits.max_command_bytes % 4 == 0);
 static_assert(pulp_open.dma_command_limit() == static_cast<int>(pulp_open_dma.max_command_bytes));
-static_assert(pulp_open.l1_budget() == 62 * 1024 - 8 * 2048);
+static_assert(pulp_open.l1_budget() == 62 * 1024 - 8 * 3072);
 static_assert(!pulp_open.has_l3());
 
 TEST(PulpRuntimeHal, DmaCallsTakeTheRuntimesArgumentOrder) {

@@ -41,8 +41,10 @@ inline constexpr hal::dma_limits pulp_open_dma{.max_command_bytes = 65532,
 /// pulp-open under pulp-runtime:
 /// - L1: the 64 KiB TCDM less 2 KiB for what the runtime keeps there (its L1 data sections, the
 ///   allocator, the fork descriptor); the cluster stacks come from the same L1 heap,
-///   CLUSTER_STACK_SIZE (0x800 by default) for each of the 8 cores, core 0 included. A build
-///   that changes CLUSTER_STACK_SIZE changes `with_stacks` alike.
+///   CLUSTER_STACK_SIZE for each of the 8 cores, core 0 included. The runtime's default (0x800)
+///   is too small for the executor on core 0 (its deepest chain of frames, from -fstack-usage
+///   at -Os: ~2.6 KB), so ctile's images build the runtime with CLUSTER_STACK_SIZE=0xC00 and
+///   the platform counts 3 KiB a core; a build that changes it changes `with_stacks` alike.
 /// - L2: 512 KiB, of which 128 KiB are kept for code (the runtime's and the firmware's), the
 ///   runtime's data and the stacks of the fabric controller.
 /// - L3: none. pulp-runtime has no HyperRAM driver, so every plan must fit L2 (the HAL refuses
@@ -54,7 +56,7 @@ inline constexpr platform pulp_open = [] {
                    .named("pulp_open")
                    .with_cores(8)
                    .with_l1(64 * 1024 - 2 * 1024)
-                   .with_stacks(2048, 2048)
+                   .with_stacks(3072, 3072)
                    .with_l2(512 * 1024)
                    .with_code_reserve(128 * 1024)
                    .with_l3(0);
