@@ -110,13 +110,17 @@ constexpr int for_each_k_tile(const tiling_problem& P, int tc, int max_counts, V
     else
       lo = mid + 1;
   }
-  int seen = 0, prev = -1;
-  for (int nk = lo; nk <= most && (max_counts <= 0 || seen < max_counts); ++nk) {
+  int seen = 0;
+  for (int nk = lo; nk <= most && (max_counts <= 0 || seen < max_counts);) {
     const int tk = linear_k_tile(K, nk);
-    if (tk == prev) continue;
-    prev = tk;
     ++seen;
     visit(tk);
+    // The next count with a smaller tile (tiles fall with the count): the largest whole-word
+    // tile below tk, a, is reached at ceil(K / a) tiles; the counts between repeat tk.
+    const int a = (tk - 1) & ~3;
+    if (a <= 0) break;
+    const int next = ceil_div(K, a);
+    nk = next > nk ? next : nk + 1;
   }
   return seen;
 }
