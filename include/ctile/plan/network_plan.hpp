@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "ctile/layers/layer.hpp"
+#include "ctile/network/diagnostic.hpp"
 #include "ctile/plan/channel_major.hpp"
 #include "ctile/plan/cost_model.hpp"
 #include "ctile/plan/imported.hpp"
