@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "ctile/plan/cost_model.hpp"
 #include "ctile/plan/layer_plan.hpp"
@@ -152,13 +153,21 @@ struct tiling_choice {
   bool cut_short = false;          ///< the search stopped at search_work_limit
 };
 
-/// The most candidates one search steps through (channel, row and column tiles, pruned or
-/// not; K tiles of a linear layer): it bounds the constant-evaluation cost of planning a layer,
-/// whatever its size, under the compilers' default limits (bench/README.md, "Compile-time
-/// cost of a plan"). A search that reaches it keeps the best tiling found so far, or the best
-/// balanced seed tiling (seed_tiling) when that is better; every example network's search
-/// ends far below it, so their plans are exact optima.
+/// The most candidates one search steps through at compile time (channel, row and column
+/// tiles, pruned or not; K tiles of a linear layer): it bounds the constant-evaluation cost of
+/// planning a layer, whatever its size, under GCC's default limit (bench/README.md,
+/// "Compile-time cost of a plan"). A search that reaches it keeps the best tiling found so far,
+/// or the best balanced seed tiling (seed_tiling) when that is better. Every example network's
+/// search on GAP-8 ends below it, so their plans are exact optima; a plan made at run time
+/// (ctile-plan, plan_network outside a constant) is never cut unless a limit is passed.
 inline constexpr std::int64_t search_work_limit = 5600;
+
+/// The work limit of a search: `asked` when positive; else search_work_limit in a constant
+/// evaluation and none at run time.
+constexpr std::int64_t work_limit_of(std::int64_t asked) {
+  if (asked > 0) return asked;
+  return std::is_constant_evaluated() ? search_work_limit : INT64_MAX;
+}
 
 /// The best of a few balanced tilings (ceil(C / n) x ceil(H / m) channels and rows for small
 /// n, m, with the widest balanced column tile that fits) under the model: its score is an
@@ -204,7 +213,8 @@ constexpr std::int64_t seed_upper_bound(const tiling_problem& P, const cost::spl
 /// model's cycles are minimised; DORY's score is maximised, and as DORY never cuts the
 /// reduction, under its objective the reduction is cut only when no tiling holds it whole.
 constexpr tiling_choice search_linear(const tiling_problem& P, objective o,
-                                      std::int64_t work_limit = search_work_limit) {
+                                      std::int64_t asked_limit = 0) {
+  const std::int64_t work_limit = work_limit_of(asked_limit);
   tiling_choice best;
   const core_split split = cost::default_split(P);
   const int K = linear_k(P);
@@ -239,8 +249,8 @@ constexpr tiling_choice search_linear(const tiling_problem& P, objective o,
 /// order (larger tiles first, the kind's default split first). Pruned by lower bounds that no
 /// tiling of a subtree can beat: the tile count's fixed cost, and per channel and row tile
 /// the compute summed over whole rows.
-constexpr tiling_choice search_model(const tiling_problem& P,
-                                     std::int64_t work_limit = search_work_limit) {
+constexpr tiling_choice search_model(const tiling_problem& P, std::int64_t asked_limit = 0) {
+  const std::int64_t work_limit = work_limit_of(asked_limit);
   // The same enumeration as plan_detail::for_each_tiling, written as plain nested loops (no
   // callbacks): a compiler evaluates these several times faster.
   using plan_detail::ceil_div;
@@ -379,7 +389,7 @@ constexpr tiling_choice search_dory(const tiling_problem& P) {
 
 /// The search of an objective for any layer kind.
 constexpr tiling_choice search(const tiling_problem& P, objective o = objective::model,
-                               std::int64_t work_limit = search_work_limit) {
+                               std::int64_t work_limit = 0) {
   if (P.linear) return search_linear(P, o, work_limit);
   return o == objective::model ? search_model(P, work_limit) : search_dory(P);
 }
@@ -387,14 +397,16 @@ constexpr tiling_choice search(const tiling_problem& P, objective o = objective:
 /// The search on the layer's cores or, when no tiling fits beside every core's kernel scratch
 /// (conv im2col, depthwise stripes), the best plan on fewer cores: half, a quarter, ... of them
 /// (each working core keeps its scratch; the rest idle).
-constexpr tiling_choice search_on_cores(const tiling_problem& P, objective o = objective::model) {
-  tiling_choice c = search(P, o);
+constexpr tiling_choice search_on_cores(const tiling_problem& P, objective o = objective::model,
+                                        std::int64_t asked_limit = 0) {
+  const std::int64_t limit = work_limit_of(asked_limit);
+  tiling_choice c = search(P, o, limit);
   c.cores = P.cores;
   if (c.found || !scratch_per_core(P)) return c;
-  // The searches on fewer cores share one search_work_limit.
+  // The searches on fewer cores share one work limit.
   std::int64_t work = c.work;
-  for (int n = P.cores / 2; n >= 1 && work < search_work_limit; n /= 2) {
-    tiling_choice f = search(on_fewer_cores(P, n), o, search_work_limit - work);
+  for (int n = P.cores / 2; n >= 1 && work < limit; n /= 2) {
+    tiling_choice f = search(on_fewer_cores(P, n), o, limit - work);
     work += f.work;
     f.cores = n;
     const bool better = o == objective::model ? f.score < c.score : f.score > c.score;
