@@ -1,4 +1,5 @@
 // expect: layer_expects_other_input_channels<2, ctile::fixed_string<6>\{"conv2"\}, ctile::op::conv, 3, 3, 16, ctile::fixed_string<6>\{"conv1"\}, 32>.*a layer expects a different number of input channels
+// clang: layer_expects_other_input_channels<2, fixed_string<[^>]*>\{"conv2"\}, ctile::op::conv, 3, 3, 16, fixed_string<[^>]*>\{"conv1"\}, 32>
 #include <ctile/ctile.hpp>
 #include <ctile/platform/gap8.hpp>
 #include <ctile/schedule/executor.hpp>

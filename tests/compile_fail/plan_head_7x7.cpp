@@ -1,4 +1,5 @@
 // expect: layer_does_not_fit_in_l1<1, ctile::fixed_string<5>\{"head"\}, ctile::op::conv, 301080, 36700>.*no tiling of this layer fits L1
+// clang: layer_does_not_fit_in_l1<1, fixed_string<[^>]*>\{"head"\}, ctile::op::conv, 301080, 36700>
 #include <ctile/ctile.hpp>
 #include <ctile/platform/gap8.hpp>
 #include <ctile/schedule/executor.hpp>

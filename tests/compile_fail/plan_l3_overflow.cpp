@@ -1,4 +1,5 @@
 // expect: layer_does_not_fit_in_l3<1, ctile::fixed_string<5>\{"conv"\}, ctile::op::conv, 25703936, 8388608>.*L3 is too small
+// clang: layer_does_not_fit_in_l3<1, fixed_string<[^>]*>\{"conv"\}, ctile::op::conv, 25703936, 8388608>
 #include <ctile/ctile.hpp>
 #include <ctile/platform/gap8.hpp>
 #include <ctile/schedule/executor.hpp>

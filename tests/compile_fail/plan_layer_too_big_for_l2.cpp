@@ -1,4 +1,5 @@
 // expect: layer_does_not_fit_in_l2<1, ctile::fixed_string<5>\{"wide"\}, ctile::op::conv, 1048640, 425984>.*L2 buffers do not fit
+// clang: layer_does_not_fit_in_l2<1, fixed_string<[^>]*>\{"wide"\}, ctile::op::conv, 1048640, 425984>
 #include <ctile/ctile.hpp>
 #include <ctile/platform/gap8.hpp>
 #include <ctile/schedule/executor.hpp>

@@ -1,8 +1,16 @@
 # One compile-fail test: compiles SRC with CXX and FLAGS ('|'-separated) and passes when the
 # compile fails with exactly one error and output matching the regex on SRC's first line
 # (`// expect: REGEX`). A mistake in a declaration is one error, never a cascade.
-file(STRINGS "${SRC}" first LIMIT_COUNT 1)
-string(REGEX REPLACE "^// expect: " "" expect "${first}")
+# With CLANG set, the regex is on the second line (`// clang: REGEX`): clang prints template
+# arguments differently.
+file(STRINGS "${SRC}" lines LIMIT_COUNT 2)
+if(CLANG)
+  list(GET lines 1 first)
+  string(REGEX REPLACE "^// clang: " "" expect "${first}")
+else()
+  list(GET lines 0 first)
+  string(REGEX REPLACE "^// expect: " "" expect "${first}")
+endif()
 string(REPLACE "|" ";" flags "${FLAGS}")
 execute_process(COMMAND "${CXX}" ${flags} "${SRC}" RESULT_VARIABLE rc OUTPUT_VARIABLE out
                 ERROR_VARIABLE out)
