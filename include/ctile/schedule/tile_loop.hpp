@@ -37,9 +37,10 @@ struct args_room {
 /// not compile until it is added here.
 [[gnu::always_inline]] inline void set_fields(kernels::requant_plan& d,
                                               const kernels::requant_plan& s) {
-  auto& [mode, t64, mul, shift, t_hi, lo, hi, m, dv] = d;
+  auto& [mode, t64, mul, shift, t_hi, lo, hi, m, dv, t_lo, off, y_off] = d;
   mode = s.mode, t64 = s.t64, mul = s.mul, shift = s.shift, t_hi = s.t_hi;
   lo = s.lo, hi = s.hi, m = s.m, dv = s.d;
+  t_lo = s.t_lo, off = s.off, y_off = s.y_off;
 }
 [[gnu::always_inline]] inline void set_fields(rescale& d, const rescale& s) {
   auto& [mul, add, shift, clip] = d;
