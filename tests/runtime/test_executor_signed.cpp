@@ -5,6 +5,7 @@
 // against plain loops in tests/core), at GAP-8's budgets and on a tiny L1 (many border tiles).
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include "check_network.hpp"
@@ -59,6 +60,44 @@ TEST(Executor, SignedAndSubByteOnGap8) {
 }
 TEST(Executor, SignedAndSubByteTinyL1) {
   check_signed<tiny_l1>("tiny L1");
+}
+
+// The same network planned at run time (the path of imported graphs: ctile-verify).
+TEST(Executor, SignedAndSubBytePlannedAtRunTime) {
+  const auto want = expected();
+  const auto& d = data<signed_net>();
+  const auto r =
+      schedule::plan_and_run_on_host(tiny_l1, signed_net::layers, d.params,
+                                     std::span<const std::uint8_t>(d.input.data(), d.input.size()));
+  ASSERT_TRUE(r.planned);
+  for (const auto& p : r.run.problems) ADD_FAILURE() << p;
+  for (std::size_t i = 0; i < signed_net::size; ++i) {
+    ASSERT_EQ(r.run.outputs[i].size(), want[i].size());
+    std::size_t bad = 0;
+    for (std::size_t k = 0; k < want[i].size(); ++k) bad += r.run.outputs[i][k] != want[i][k];
+    EXPECT_EQ(bad, 0u) << "layer " << i;
+  }
+}
+
+// A sum that can exceed 8 bits is not run (it would be cut silently): the run-time path says
+// which layer and its proven range.
+TEST(Executor, WideSumIsRefusedAtRunTime) {
+  std::vector<layer> ls{input(4, 4, 2), conv2d(2, 1).named("a"), conv2d(2, 1),
+                        add("a")
+                            .scaled(0, {32, 0, 0, false})
+                            .scaled(1, {32, 0, 0, false})
+                            .requantized(1, 32)
+                            .unclipped()
+                            .named("sum")};
+  ASSERT_TRUE(infer(ls).ok());
+  const std::int8_t w[4] = {1, 0, 0, 1};
+  const std::vector<layer_params> ps{{}, {w}, {w}, {}};
+  const std::uint8_t x[32] = {};
+  const auto r = schedule::plan_and_run_on_host(gap8, ls, ps, x);
+  ASSERT_EQ(r.run.problems.size(), 1u);
+  EXPECT_NE(r.run.problems[0].find("layer 3 'sum' (add)"), std::string::npos) << r.run.problems[0];
+  EXPECT_NE(r.run.problems[0].find("0..510"), std::string::npos) << r.run.problems[0];
+  EXPECT_TRUE(r.run.outputs.empty());
 }
 
 // The data exercise what they should: negative values in the signed layers, and values the
