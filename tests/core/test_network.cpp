@@ -1,6 +1,7 @@
 // Shape inference, source resolution and data binding of declared networks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <ctile/ctile.hpp>
 #include <vector>
 
@@ -205,6 +206,53 @@ TEST(Network, RangesThatDoNotFitAnEightBitContainerAreErrors) {
   EXPECT_EQ(d.layer, 1);
   std::vector<layer> ok{input(2, 2, 1).range(-128, 127), conv2d(1, 1).range(-128, 127)};
   EXPECT_TRUE(infer(ok).ok());
+}
+
+}  // namespace
+
+namespace {
+
+// TensorFlow's SAME padding as its documentation states it (tf.nn convolution, "SAME"
+// padding): pad_along = max(k - s, 0) when in % s == 0, else max(k - in % s, 0);
+// pad_before = pad_along / 2, pad_after = pad_along - pad_before; out = ceil(in / s).
+struct tf_same {
+  int before, after, out;
+};
+tf_same tf_same_of(int in, int k, int s) {
+  const int along = in % s == 0 ? std::max(k - s, 0) : std::max(k - in % s, 0);
+  return {along / 2, along - along / 2, (in + s - 1) / s};
+}
+
+// `.same()` gives TensorFlow's SAME padding for every stride, kernel and input size,
+// asymmetric where the rule says so (e.g. 3x3 stride 2 on an even input: 0 before, 1 after,
+// where symmetric padding of 1 would shift every window).
+TEST(Network, SamePaddingFollowsTensorFlowForAnyStride) {
+  int asymmetric = 0;
+  for (int in = 1; in <= 13; ++in)
+    for (int k = 1; k <= 7; ++k)
+      for (int s = 1; s <= 4; ++s) {
+        for (int rows = 0; rows < 2; ++rows) {
+          const int h = rows ? in : 5, w = rows ? 5 : in;
+          const int kh = rows ? k : 3, kw = rows ? 3 : k;
+          const int sh = rows ? s : 1, sw = rows ? 1 : s;
+          std::vector<layer> ls{input(h, w, 2), conv2d(4, kh, kw).strides(sh, sw).same()};
+          const diagnostic d = infer(ls);
+          ASSERT_TRUE(d.ok()) << in << " " << k << " " << s;
+          const tf_same v = tf_same_of(h, kh, sh), u = tf_same_of(w, kw, sw);
+          EXPECT_EQ(ls[1].pad, (padding{v.before, v.after, u.before, u.after}))
+              << "in " << in << " k " << k << " s " << s;
+          EXPECT_EQ(ls[1].out, (shape{v.out, u.out, 4})) << "in " << in << " k " << k << " s " << s;
+          if (v.before != v.after || u.before != u.after) ++asymmetric;
+        }
+      }
+  EXPECT_GT(asymmetric, 0);
+  // The order of the setters does not matter; .padded() after .same() overrides it.
+  using a = network<input(25, 10, 1), conv2d(8, 3).same().strides(2).named("c")>;
+  using b = network<input(25, 10, 1), conv2d(8, 3).strides(2).same().named("c")>;
+  static_assert(a::layers[1].pad == padding{1, 1, 0, 1} && b::layers[1].pad == a::layers[1].pad);
+  static_assert(a::layers[1].out == shape{13, 5, 8});
+  using c = network<input(25, 10, 1), conv2d(8, 3).same().strides(2).padded(1).named("c")>;
+  static_assert(c::layers[1].pad == padding{1, 1, 1, 1});
 }
 
 }  // namespace

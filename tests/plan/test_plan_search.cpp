@@ -315,4 +315,67 @@ TEST(PlanSearch, NetworkPlanRejectsLayersThatWereNotInferred) {
   EXPECT_EQ(finish_network(ls, gap8, fewer, l2).problem, plan_fault::not_inferred);
 }
 
+// The per-layer lower bounds checked before any search are bounds of what the planner does:
+// over the example networks on platforms from roomy to far too small, a network they reject
+// is one the planner (run without them) cannot fit either, and where both fault on the same
+// layer for the same memory, the bound's bytes are at most the planner's.
+TEST(PlanSearch, LowerBoundsNeverRejectWhatThePlannerFits) {
+  const auto all = test::example_networks();
+  const std::vector<test::named_network> nets = {all[0], all[3], all[4], all[6]};
+  int rejected = 0, planned_ok = 0;
+  for (const auto& net : nets) {
+    for (int l1 : {20000, 40000, 64000}) {
+      for (int l2 : {120 * 1024, 160 * 1024, 512 * 1024}) {
+        for (int l3 : {0, 40 * 1024, 8 * 1024 * 1024}) {
+          const platform p = gap8.with_l1(l1).with_l2(l2).with_l3(l3);
+          const network_summary b = lower_bounds(net.layers, p);
+          const test::planned r = test::plan_at_run_time(net.layers, p, objective::model);
+          SCOPED_TRACE(std::string(net.name) + " l1 " + std::to_string(l1) + " l2 " +
+                       std::to_string(l2) + " l3 " + std::to_string(l3));
+          if (r.summary.ok()) ++planned_ok;
+          if (b.ok()) continue;
+          ++rejected;
+          EXPECT_FALSE(r.summary.ok());
+          if (b.problem == r.summary.problem && b.layer == r.summary.layer) {
+            EXPECT_LE(b.needs, r.summary.needs);
+          }
+        }
+      }
+    }
+  }
+  // Both outcomes occur, so the comparison is not vacuous.
+  EXPECT_GT(rejected, 0);
+  EXPECT_GT(planned_ok, 0);
+}
+
+// The search's work is bounded (search_work_limit, what a constant evaluation uses): no
+// example network's layer on GAP-8 reaches the bound (their compile-time plans stay exact
+// optima), while a 3x3 conv from 224x224x3 to 512 channels does and still gets a tiling that
+// fits L1, no worse than the balanced seed and no better than the exact optimum (the search
+// without a limit, as at run time).
+TEST(PlanSearch, SearchWorkIsBounded) {
+  for (const auto& net : test::example_networks()) {
+    for (const layer& l : net.layers) {
+      if (l.kind == op::input) continue;
+      const tiling_choice c =
+          search_on_cores(make_problem(l, gap8), objective::model, search_work_limit);
+      EXPECT_FALSE(c.cut_short) << net.name << " " << l.name.c_str();
+      EXPECT_LT(c.work, search_work_limit) << net.name << " " << l.name.c_str();
+    }
+  }
+  using big = network<input(224, 224, 3), conv2d(512, 3).same().named("conv")>;
+  const tiling_problem P = make_problem(big::layers[1], gap8);
+  const tiling_choice c = search_on_cores(P, objective::model, search_work_limit);
+  EXPECT_TRUE(c.cut_short);
+  EXPECT_LE(c.work, search_work_limit);
+  ASSERT_TRUE(c.found);
+  EXPECT_LE(l1_bytes_for(P, c.tc, c.th, c.tw), P.l1_budget);
+  EXPECT_EQ(cost::layer_cycles(P, c.tc, c.th, c.tw, c.split), c.score);
+  EXPECT_LE(c.score, seed_tiling(P, cost::splits_for(P)).score);
+  const tiling_choice exact = search_on_cores(P);  // at run time: no limit
+  EXPECT_FALSE(exact.cut_short);
+  EXPECT_GT(exact.work, search_work_limit);
+  EXPECT_LE(exact.score, c.score);
+}
+
 }  // namespace

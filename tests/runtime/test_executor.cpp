@@ -84,6 +84,28 @@ TEST(Executor, LayersOfOneShapeShareALoopNest) {
   check_network<twins, tiny_l1>("tiny L1");
 }
 
+// TensorFlow's SAME padding with strides 3 and 2 (.same()), asymmetric where the rule says so
+// (pads worked out by hand from TensorFlow's rule), through the planner's tiles, the kernels
+// and the reference, bit-exact.
+using same_strided =
+    network<input(16, 17, 8),                                                       //
+            conv2d(16, 5).strides(3).same().bn().requantized(1, 1024).named("s3"),  //
+            depthwise(3).strides(2).same().bn().requantized(1, 64).named("dw"),     //
+            maxpool(2).same().named("mp"),                                          //
+            conv2d(8, 3).strides(2).same().bn().requantized(1, 512).named("s2")>;
+// 16 rows: 16 % 3 = 1, pad 5 - 1 = 4 (2, 2); 17 columns: 17 % 3 = 2, pad 3 (1, 2); 6 x 6 out.
+static_assert(same_strided::layers[1].pad == padding{2, 2, 1, 2});
+static_assert(same_strided::layers[1].out == shape{6, 6, 16});
+// 6 % 2 = 0: pad 3 - 2 = 1 (0, 1); 3 x 3 out. Then 3 % 2 = 1: pad 2 - 1 = 1 (0, 1); 2 x 2.
+static_assert(same_strided::layers[2].pad == padding{0, 1, 0, 1});
+static_assert(same_strided::layers[3].pad == padding{0, 1, 0, 1});
+static_assert(same_strided::layers[4].pad == padding{0, 1, 0, 1});
+static_assert(same_strided::output_shape == shape{1, 1, 8});
+
+TEST(Executor, SamePaddingWithStrides) {
+  check_network<same_strided, gap8>("gap8");
+}
+
 TEST(Executor, L2PeakMatchesThePlanAndDorysBound) {
   check_l2_peak<examples::cifar10_cnn, gap8>();
   check_l2_peak<examples::cifar10_cnn, small_l2>();

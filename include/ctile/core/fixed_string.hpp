@@ -36,10 +36,10 @@ struct name_t {
   }
 
  private:
+  // Only the characters are written: the rest stays as the member initializer left it (zero),
+  // which GCC then leaves out when it prints the name in a diagnostic (no "\000" padding).
   constexpr void assign(const char* s, std::size_t n) {
-    std::size_t i = 0;
-    for (; i + 1 < max_name && i < n && s[i] != '\0'; ++i) text[i] = s[i];
-    for (; i < max_name; ++i) text[i] = '\0';
+    for (std::size_t i = 0; i + 1 < max_name && i < n && s[i] != '\0'; ++i) text[i] = s[i];
   }
 };
 

@@ -42,6 +42,19 @@ constexpr const char* op_name(op k) {
   return "?";
 }
 
+/// TensorFlow's SAME padding of one axis: {before, after} for `in` inputs, kernel `k` and
+/// stride `s` (out = ceil(in / s); total = max((out - 1) * s + k - in, 0); before = total / 2).
+struct pad_pair {
+  int before = 0, after = 0;
+};
+constexpr pad_pair same_padding(int in, int k, int s) {
+  if (in <= 0 || k <= 0 || s <= 0) return {};
+  const int out = (in + s - 1) / s;
+  const int need = (out - 1) * s + k - in;
+  const int total = need > 0 ? need : 0;
+  return {total / 2, total - total / 2};
+}
+
 /// Where a layer takes an input from: the previous layer (default), a layer by absolute
 /// index, or a layer by name.
 struct source {
@@ -64,6 +77,9 @@ struct layer {
   extent2 kernel{1, 1};  ///< {0, 0} on an avgpool means global
   extent2 stride{1, 1};
   padding pad{};
+  /// `pad` is TensorFlow's SAME padding for the input, kernel and stride (set by `.same()`,
+  /// resolved by shape inference: same_padding).
+  bool same_pad = false;
 
   // Channels: for conv/linear the output channels; for others inferred. `in_channels` is
   // optional (0 = infer), and checked when given.
@@ -174,12 +190,18 @@ struct layer {
   constexpr layer padded(int t, int b, int l, int r) const {
     auto c = *this;
     c.pad = {t, b, l, r};
+    c.same_pad = false;
     return c;
   }
   constexpr layer padded(int p) const { return padded(p, p, p, p); }
-  /// "Same" padding for stride 1: (k-1)/2 before, k/2 after, on each axis.
+  /// TensorFlow's "SAME" padding, for any stride: ceil(in / stride) outputs per axis, the
+  /// total padding max((out - 1) * stride + k - in, 0) split with the smaller half before
+  /// (same_padding). Shape inference sets it from the input; until then `pad` holds the
+  /// stride-1 values ((k-1)/2 before, k/2 after).
   constexpr layer same() const {
-    return padded((kernel.h - 1) / 2, kernel.h / 2, (kernel.w - 1) / 2, kernel.w / 2);
+    auto c = padded((kernel.h - 1) / 2, kernel.h / 2, (kernel.w - 1) / 2, kernel.w / 2);
+    c.same_pad = true;
+    return c;
   }
   constexpr layer with_bias() const {
     auto c = *this;

@@ -3,6 +3,8 @@
 // the sentence (layer index, layer name, kind, and the numbers), with a static_assert message.
 #pragma once
 
+#include <type_traits>
+
 #include "ctile/core/fixed_string.hpp"
 #include "ctile/layers/layer.hpp"
 
@@ -35,7 +37,7 @@ struct diagnostic {
   op kind = op::input;
   name_t name{};   ///< its name, if it has one
   int v[6] = {};   ///< the numbers, by problem (see the error templates below)
-  name_t other{};  ///< a name the layer refers to, where relevant
+  name_t other{};  ///< a name the layer refers to, or its producer's, where relevant
   [[nodiscard]] constexpr bool ok() const { return what == problem::none; }
 };
 
@@ -65,7 +67,7 @@ struct layer_takes_input_from_a_layer_that_is_not_earlier {
                 "a layer can only take its input from an earlier layer (Source < Layer)");
 };
 template <int Layer, auto Name, op Kind, int KernelH, int KernelW, int ExpectsInputChannels,
-          int SourceLayer, int SourceProduces>
+          auto Source, int SourceProduces>
 struct layer_expects_other_input_channels {
   static_assert(ExpectsInputChannels == SourceProduces,
                 "a layer expects a different number of input channels than the layer feeding "
@@ -94,7 +96,7 @@ template <int Layer, auto Name, op Kind, int Channels>
 struct channel_count_must_be_positive {
   static_assert(Layer < 0, "a conv or linear layer needs a positive number of output channels");
 };
-template <int Layer, auto Name, op Kind, int Source>
+template <int Layer, auto Name, op Kind, auto Source>
 struct int32_output_cannot_feed_another_layer {
   static_assert(Layer < 0,
                 "a linear layer with raw int32 output (.raw()) can only be a network output");
@@ -120,51 +122,78 @@ struct residual_rescale_shift_out_of_range {
 
 }  // namespace error
 
-/// Instantiates the error type that describes `D` (a no-op for a network without problems).
+/// No problem: the error type of a valid declaration.
+struct no_error {};
+
+/// A null pointer to the error type that describes `D` (no_error for a network without
+/// problems). Naming the type does not instantiate it; completing it does (error_reported).
 template <diagnostic D>
-consteval bool report() {
+consteval auto error_for() {
   constexpr auto& v = D.v;
   // Names are passed as exactly-sized strings so that the compiler prints them cleanly.
   constexpr fixed_string<D.name.size() + 1> name{D.name};
   constexpr fixed_string<D.other.size() + 1> other{D.other};
   if constexpr (D.what == problem::first_layer_not_input) {
-    (void)error::first_layer_must_be_an_input<D.layer, name, D.kind>{};
+    return static_cast<error::first_layer_must_be_an_input<D.layer, name, D.kind>*>(nullptr);
   } else if constexpr (D.what == problem::input_not_first) {
-    (void)error::only_the_first_layer_may_be_an_input<D.layer, name>{};
+    return static_cast<error::only_the_first_layer_may_be_an_input<D.layer, name>*>(nullptr);
   } else if constexpr (D.what == problem::bad_input_shape) {
-    (void)error::network_input_shape_must_be_positive<v[0], v[1], v[2]>{};
+    return static_cast<error::network_input_shape_must_be_positive<v[0], v[1], v[2]>*>(nullptr);
   } else if constexpr (D.what == problem::unknown_source) {
-    (void)error::layer_takes_input_from_an_unknown_name<D.layer, name, D.kind, other>{};
+    return static_cast<
+        error::layer_takes_input_from_an_unknown_name<D.layer, name, D.kind, other>*>(nullptr);
   } else if constexpr (D.what == problem::source_not_earlier) {
-    (void)error::layer_takes_input_from_a_layer_that_is_not_earlier<D.layer, name, D.kind, v[0]>{};
+    return static_cast<
+        error::layer_takes_input_from_a_layer_that_is_not_earlier<D.layer, name, D.kind, v[0]>*>(
+        nullptr);
   } else if constexpr (D.what == problem::input_channels) {
-    (void)error::layer_expects_other_input_channels<D.layer, name, D.kind, v[0], v[1], v[2], v[3],
-                                                    v[4]>{};
+    return static_cast<error::layer_expects_other_input_channels<D.layer, name, D.kind, v[0], v[1],
+                                                                 v[2], other, v[4]>*>(nullptr);
   } else if constexpr (D.what == problem::add_shapes_differ) {
-    (void)error::residual_add_inputs_differ_in_shape<D.layer, name, v[0], v[1], v[2], v[3], v[4],
-                                                     v[5]>{};
+    return static_cast<error::residual_add_inputs_differ_in_shape<D.layer, name, v[0], v[1], v[2],
+                                                                  v[3], v[4], v[5]>*>(nullptr);
   } else if constexpr (D.what == problem::window_too_large) {
-    (void)error::window_larger_than_padded_input<D.layer, name, D.kind, v[0], v[1], v[2], v[3]>{};
+    return static_cast<
+        error::window_larger_than_padded_input<D.layer, name, D.kind, v[0], v[1], v[2], v[3]>*>(
+        nullptr);
   } else if constexpr (D.what == problem::bad_geometry) {
-    (void)
-        error::kernel_and_stride_must_be_positive<D.layer, name, D.kind, v[0], v[1], v[2], v[3]>{};
+    return static_cast<
+        error::kernel_and_stride_must_be_positive<D.layer, name, D.kind, v[0], v[1], v[2], v[3]>*>(
+        nullptr);
   } else if constexpr (D.what == problem::padding_not_smaller_than_kernel) {
-    (void)error::padding_must_be_smaller_than_kernel<D.layer, name, D.kind, v[0], v[1], v[2], v[3],
-                                                     v[4], v[5]>{};
+    return static_cast<error::padding_must_be_smaller_than_kernel<D.layer, name, D.kind, v[0], v[1],
+                                                                  v[2], v[3], v[4], v[5]>*>(
+        nullptr);
   } else if constexpr (D.what == problem::bad_channel_count) {
-    (void)error::channel_count_must_be_positive<D.layer, name, D.kind, v[0]>{};
+    return static_cast<error::channel_count_must_be_positive<D.layer, name, D.kind, v[0]>*>(
+        nullptr);
   } else if constexpr (D.what == problem::int32_output_consumed) {
-    (void)error::int32_output_cannot_feed_another_layer<D.layer, name, D.kind, v[0]>{};
+    return static_cast<
+        error::int32_output_cannot_feed_another_layer<D.layer, name, D.kind, other>*>(nullptr);
   } else if constexpr (D.what == problem::bad_requant) {
-    (void)error::requantization_out_of_range<D.layer, name, D.kind, v[0], v[1], v[2], v[3]>{};
+    return static_cast<
+        error::requantization_out_of_range<D.layer, name, D.kind, v[0], v[1], v[2], v[3]>*>(
+        nullptr);
   } else if constexpr (D.what == problem::duplicate_name) {
-    (void)error::two_layers_share_a_name<D.layer, name, v[0]>{};
+    return static_cast<error::two_layers_share_a_name<D.layer, name, v[0]>*>(nullptr);
   } else if constexpr (D.what == problem::bad_rescale) {
-    (void)error::residual_rescale_shift_out_of_range<D.layer, name, v[0], v[1]>{};
+    return static_cast<error::residual_rescale_shift_out_of_range<D.layer, name, v[0], v[1]>*>(
+        nullptr);
   } else if constexpr (D.what == problem::bad_input_range) {
-    (void)error::network_input_range_must_fit_8_bits<D.layer, v[0], v[1]>{};
+    return static_cast<error::network_input_range_must_fit_8_bits<D.layer, v[0], v[1]>*>(nullptr);
+  } else {
+    return static_cast<no_error*>(nullptr);
   }
-  return D.ok();
 }
+
+/// The error type that describes `D`.
+template <diagnostic D>
+using error_type_for = std::remove_pointer_t<decltype(error_for<D>())>;
+
+/// Completes the error type of `D`: for a problem its assertion fails, which is the one error
+/// the declaration gives (true either way, so no other assertion repeats it; completing a type
+/// rather than calling a function keeps clang from adding "not a constant expression").
+template <diagnostic D>
+inline constexpr bool error_reported = sizeof(error_type_for<D>) > 0;
 
 }  // namespace ctile

@@ -26,6 +26,20 @@ constexpr diagnostic fault(problem p, int i, const layer& l) {
   return d;
 }
 
+/// How diagnostics name layer `i`: by its name, or "layer <i>" when it has none.
+constexpr name_t name_of(std::span<const layer> ls, int i) {
+  const name_t& n = ls[static_cast<std::size_t>(i)].name;
+  if (!n.empty()) return n;
+  char t[16] = {'l', 'a', 'y', 'e', 'r', ' '};
+  int len = 6;
+  char digits[12] = {};
+  int nd = 0;
+  for (int v = i < 0 ? 0 : i; nd == 0 || v > 0; v /= 10)
+    digits[nd++] = static_cast<char>('0' + v % 10);
+  while (nd > 0) t[len++] = digits[--nd];
+  return name_t(t, static_cast<std::size_t>(len));
+}
+
 /// Resolves a layer's input reference to an absolute index (or returns a diagnostic).
 constexpr diagnostic resolve(std::span<const layer> ls, int i, int slot, int& out) {
   const layer& l = ls[static_cast<std::size_t>(i)];
@@ -139,6 +153,7 @@ constexpr diagnostic infer(std::span<layer> ls) {
       if (p.output() == output_kind::i32) {
         auto d = fault(problem::int32_output_consumed, i, l);
         d.v[0] = src;
+        d.other = detail::name_of(ls, src);
         return d;
       }
       l.src[s] = src;
@@ -159,6 +174,11 @@ constexpr diagnostic infer(std::span<layer> ls) {
         auto d = fault(problem::bad_geometry, i, l);
         d.v[0] = l.kernel.h, d.v[1] = l.kernel.w, d.v[2] = l.stride.h, d.v[3] = l.stride.w;
         return d;
+      }
+      if (l.same_pad) {
+        const pad_pair v = same_padding(l.in.h, l.kernel.h, l.stride.h);
+        const pad_pair h = same_padding(l.in.w, l.kernel.w, l.stride.w);
+        l.pad = {v.before, v.after, h.before, h.after};
       }
       if (l.pad.t >= l.kernel.h || l.pad.b >= l.kernel.h || l.pad.l >= l.kernel.w ||
           l.pad.r >= l.kernel.w) {
@@ -211,6 +231,7 @@ constexpr diagnostic infer(std::span<layer> ls) {
       auto d = fault(problem::input_channels, i, l);
       d.v[0] = l.kernel.h, d.v[1] = l.kernel.w, d.v[2] = expects, d.v[3] = l.src[0],
       d.v[4] = l.in.c;
+      d.other = detail::name_of(ls, l.src[0]);
       return d;
     }
     l.in_channels = l.in.c;

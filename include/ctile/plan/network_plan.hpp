@@ -10,9 +10,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <utility>
 
 #include "ctile/layers/layer.hpp"
+#include "ctile/network/diagnostic.hpp"
 #include "ctile/plan/channel_major.hpp"
 #include "ctile/plan/cost_model.hpp"
 #include "ctile/plan/imported.hpp"
@@ -592,8 +594,21 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
   }
   s.l3_used = l3_next;
   if (p.has_l3() && l3_next > p.l3_bytes) {
+    // The layer whose weights or output go above L3, in the order they are placed (every
+    // layer's weights, then the outputs).
     s.problem = plan_fault::l3;
-    s.needs = l3_next;
+    std::int64_t used = 0;
+    for (int i = 0; i < n && s.layer < 0 && s.weights_in_l3; ++i) {
+      const std::int64_t wb = align4l(plan_detail::weight_bytes(ls[static_cast<std::size_t>(i)]));
+      used += wb;
+      if (wb > 0 && used > p.l3_bytes) s.layer = i, s.needs = used;
+    }
+    for (int i = 0; i < n && s.layer < 0; ++i) {
+      if (!plans[static_cast<std::size_t>(i)].l3.y) continue;
+      used += align4l(ls[static_cast<std::size_t>(i)].output_bytes());
+      if (used > p.l3_bytes) s.layer = i, s.needs = used;
+    }
+    if (s.layer < 0) s.needs = l3_next;
     s.budget = p.l3_bytes;
     return s;
   }
@@ -810,6 +825,108 @@ constexpr network_summary finish_network(std::span<const layer> ls, const platfo
   return s;
 }
 
+/// The first layer of `ls` that no plan can fit, from per-layer lower bounds that need no
+/// search (so that a network far too large for the platform is reported at the cost of a few
+/// formulas per layer, before any search runs, and by the layer at fault):
+/// - L1: the least any tiling of the layer takes (min_l1_need; on one core when its kernel's
+///   scratch is per core), the figure plan_problem reports when no tiling fits;
+/// - L2 at the layer's step: its thinnest buffers (inputs and outputs by one-row stripes
+///   through L3 where their producer and the layer can stream them, weights by one-channel
+///   stripes when they live in L3, else whole) next to what must stay in L2 meanwhile (the
+///   weights without L3, outputs read later that cannot go to L3);
+/// - L3: the weights placed there, then the outputs whose whole buffer cannot fit L2 at their
+///   step, in the planner's order (weights first, then outputs by layer), up to the layer.
+/// The greedy planner (finish_network) never fits a network these bounds reject. `joint`:
+/// bounds for imported joint L3 decisions instead, which may also stream the network input
+/// and keep any weights in L2 (so L3 holds no weights for sure).
+/// Returns problem::none when every layer passes; else the fault, the layer, its least bytes
+/// and the budget.
+constexpr network_summary lower_bounds(std::span<const layer> ls, const platform& p,
+                                       bool joint = false) {
+  using plan_detail::align4l;
+  network_summary s;
+  const int n = static_cast<int>(ls.size());
+  s.l2_budget = p.l2_budget();
+  s.l3_budget = p.l3_bytes;
+  if (n > max_layers) {
+    s.problem = plan_fault::too_many_layers;
+    s.needs = n;
+    s.budget = max_layers;
+    return s;
+  }
+  if (const int bad = first_source_out_of_order(ls); bad >= 0) {
+    s.problem = plan_fault::not_inferred;
+    s.layer = bad;
+    return s;
+  }
+  auto fail = [&](plan_fault f, int i, std::int64_t needs, std::int64_t budget) {
+    s.problem = f;
+    s.layer = i;
+    s.needs = needs;
+    s.budget = budget;
+    return s;
+  };
+  const bool l3 = p.has_l3();
+  const std::int64_t budget = p.l2_budget();
+  // Whether a layer's output can go to L3 (by row stripes): what the cascade allows.
+  auto streams_out = [&](const layer& l) {
+    return l3 && l.kind != op::linear && (joint || l.kind != op::input);
+  };
+  std::int64_t all_weights = 0;
+  for (const auto& l : ls) all_weights += align4l(plan_detail::weight_bytes(l));
+  const std::int64_t resident = l3 ? 0 : all_weights;
+  // L3 in the planner's order: every layer's weights first, then the outputs placed there.
+  std::int64_t l3_used = 0;
+  for (int i = 0; i < n && l3 && !joint; ++i) {
+    const std::int64_t wb = align4l(plan_detail::weight_bytes(ls[static_cast<std::size_t>(i)]));
+    l3_used += wb;
+    if (wb > 0 && l3_used > p.l3_bytes) return fail(plan_fault::l3, i, l3_used, p.l3_bytes);
+  }
+  for (int i = 0; i < n; ++i) {
+    const layer& l = ls[static_cast<std::size_t>(i)];
+    if (l.kind == op::input) continue;
+    if (l.in.h <= 0 || l.in.w <= 0 || l.in.c <= 0 || l.out.h <= 0 || l.out.w <= 0 || l.out.c <= 0)
+      return fail(plan_fault::not_inferred, i, 0, 0);
+    // L1.
+    const tiling_problem P = make_problem_geometry(l, p);
+    const std::int64_t l1 =
+        scratch_per_core(P) ? min_l1_need(on_fewer_cores(P, 1)) : min_l1_need(P);
+    if (l1 > P.l1_budget) return fail(plan_fault::l1, i, l1, P.l1_budget);
+    // L2: the inputs, streamed when their producer can write L3.
+    int in_l3 = 0;
+    for (int k = 0; k < l.inputs(); ++k)
+      if (streams_out(ls[static_cast<std::size_t>(l.src[k])])) ++in_l3;
+    const std::int64_t in_row = std::int64_t{l.in.w} * l.in.c * in_l3;
+    const std::int64_t x = in_l3 > 0 ? 2 * align4l(plan_detail::band_input_rows(l, 1) * in_row) +
+                                           align4l(l.in.elements()) * (l.inputs() - in_l3)
+                                     : align4l(plan_detail::input_bytes(l));
+    const std::int64_t W = plan_detail::weight_bytes(l);
+    // Weights: whole or by double-buffered one-channel stripes from L3; without L3 they are
+    // resident (counted above).
+    const std::int64_t stripes = 2 * align4l(W / l.out.c);
+    const std::int64_t w = W == 0 || !l3 ? 0 : stripes < align4l(W) ? stripes : align4l(W);
+    const std::int64_t row_y = std::int64_t{l.out.w} * l.out.c * l.output_bytes_per_element();
+    const std::int64_t y_whole = align4l(row_y * l.out.h);
+    const std::int64_t y = streams_out(l) ? 2 * align4l(row_y) : y_whole;
+    std::int64_t live = 0;
+    for (int j = 0; j < i; ++j) {
+      const layer& o = ls[static_cast<std::size_t>(j)];
+      const int c = plan_detail::last_consumer(ls, j);
+      const int last = c < 0 ? n - 1 : c;
+      if (last > i && j != l.src[0] && j != l.src[1] && !streams_out(o))
+        live += align4l(o.output_bytes());
+    }
+    const std::int64_t l2 = resident + live + x + w + y;
+    if (l2 > budget) return fail(plan_fault::l2_layer, i, l2, budget);
+    // L3: an output whose whole buffer cannot fit L2 at its step goes there.
+    if (streams_out(l) && resident + live + x + w + y_whole > budget) {
+      l3_used += align4l(l.output_bytes());
+      if (l3_used > p.l3_bytes) return fail(plan_fault::l3, i, l3_used, p.l3_bytes);
+    }
+  }
+  return s;
+}
+
 /// A network's complete plan, for a fixed number of layers.
 template <std::size_t N>
 struct network_plan {
@@ -823,6 +940,8 @@ template <std::size_t N>
 constexpr network_plan<N> plan_network(const std::array<layer, N>& ls, const platform& p,
                                        objective o = objective::model) {
   network_plan<N> r;
+  r.summary = lower_bounds(ls, p);
+  if (!r.summary.ok()) return r;
   plan_layers(ls, p, o, r.layers);
   r.summary = finish_network(ls, p, r.layers, r.l2);
   return r;
@@ -848,6 +967,11 @@ struct network_l2_arena_does_not_fit {
                 "the network's L2 arena (its buffers laid out as a bidirectional stack) peaks "
                 "above the L2 budget");
 };
+template <int Layer>
+struct network_layers_were_not_shape_inferred {
+  static_assert(Layer < -1,
+                "the network's layers were not shape-inferred (use ctile::network<...>)");
+};
 template <std::int64_t Layers, std::int64_t MaxLayers>
 struct network_has_more_layers_than_a_plan_holds {
   static_assert(Layers < 0, "the planner handles at most ctile::max_layers layers");
@@ -855,6 +979,12 @@ struct network_has_more_layers_than_a_plan_holds {
 template <std::int64_t NeedsBytes, std::int64_t L3Bytes>
 struct network_does_not_fit_in_l3 {
   static_assert(NeedsBytes < 0, "the weights and activations placed in L3 exceed its size");
+};
+template <int Layer, auto Name, op Kind, std::int64_t NeedsBytes, std::int64_t L3Bytes>
+struct layer_does_not_fit_in_l3 {
+  static_assert(Layer < 0,
+                "L3 is too small: the weights placed in L3 and the outputs that cannot stay in "
+                "L2, up to this layer's, take NeedsBytes, more than L3's size");
 };
 }  // namespace error
 
@@ -887,41 +1017,83 @@ constexpr network_plan<Net::size> assemble(std::index_sequence<I...>) {
   return r;
 }
 
-/// Instantiates the error that describes a failed plan (a no-op for a plan that fits).
+/// A null pointer to the error type that describes a failed plan (no_error for a plan that
+/// fits). Completing the type reports it: its assertion is the one error of a failed plan.
 template <class Net, network_summary S>
-consteval bool report_plan() {
-  if constexpr (S.problem == plan_fault::imported) {
+consteval auto plan_error_for() {
+  if constexpr (S.layer >= 0 &&
+                (S.problem == plan_fault::imported || S.problem == plan_fault::l1 ||
+                 S.problem == plan_fault::l2_layer || S.problem == plan_fault::l3)) {
     constexpr layer L = Net::layers[static_cast<std::size_t>(S.layer)];
     constexpr fixed_string<L.name.size() + 1> name{L.name};
-    (void)error::imported_plan_violates<S.layer, name, S.violated, S.needs, S.budget>{};
-  } else if constexpr (S.problem == plan_fault::l1 || S.problem == plan_fault::l2_layer) {
-    constexpr layer L = Net::layers[static_cast<std::size_t>(S.layer)];
-    constexpr fixed_string<L.name.size() + 1> name{L.name};
-    if constexpr (S.problem == plan_fault::l1)
-      (void)error::layer_does_not_fit_in_l1<S.layer, name, L.kind, S.needs, S.budget>{};
+    if constexpr (S.problem == plan_fault::imported)
+      return static_cast<
+          error::imported_plan_violates<S.layer, name, S.violated, S.needs, S.budget>*>(nullptr);
+    else if constexpr (S.problem == plan_fault::l1)
+      return static_cast<
+          error::layer_does_not_fit_in_l1<S.layer, name, L.kind, S.needs, S.budget>*>(nullptr);
+    else if constexpr (S.problem == plan_fault::l2_layer)
+      return static_cast<
+          error::layer_does_not_fit_in_l2<S.layer, name, L.kind, S.needs, S.budget>*>(nullptr);
     else
-      (void)error::layer_does_not_fit_in_l2<S.layer, name, L.kind, S.needs, S.budget>{};
+      return static_cast<
+          error::layer_does_not_fit_in_l3<S.layer, name, L.kind, S.needs, S.budget>*>(nullptr);
   } else if constexpr (S.problem == plan_fault::l2_arena) {
-    (void)error::network_l2_arena_does_not_fit<S.needs, S.budget>{};
+    return static_cast<error::network_l2_arena_does_not_fit<S.needs, S.budget>*>(nullptr);
   } else if constexpr (S.problem == plan_fault::l3) {
-    (void)error::network_does_not_fit_in_l3<S.needs, S.budget>{};
+    return static_cast<error::network_does_not_fit_in_l3<S.needs, S.budget>*>(nullptr);
   } else if constexpr (S.problem == plan_fault::not_inferred) {
-    static_assert(S.problem != plan_fault::not_inferred,
-                  "the network's layers were not shape-inferred (use ctile::network<...>)");
+    return static_cast<error::network_layers_were_not_shape_inferred<S.layer>*>(nullptr);
   } else if constexpr (S.problem == plan_fault::too_many_layers) {
-    (void)error::network_has_more_layers_than_a_plan_holds<S.needs, S.budget>{};
+    return static_cast<error::network_has_more_layers_than_a_plan_holds<S.needs, S.budget>*>(
+        nullptr);
+  } else {
+    return static_cast<no_error*>(nullptr);
   }
-  return S.ok();
+}
+
+/// Whether `Net` passed shape inference (a network type that did not has reported its one
+/// error already: nothing is planned or reported for it).
+template <class Net>
+consteval bool declared_validly() {
+  if constexpr (requires { Net::valid; })
+    return Net::valid;
+  else
+    return true;
 }
 
 template <class Net, platform P, objective O>
 struct plan_holder {
-  // Each layer is planned in a constant of its own, so layers of equal shape share the work.
-  static constexpr network_plan<Net::size> value =
-      assemble<Net, P, O>(std::make_index_sequence<Net::size>{});
-  static_assert(report_plan<Net, value.summary>(),
-                "the network does not fit the platform: the error above names the layer and "
-                "the bytes");
+  /// The per-layer lower bounds, checked before any search (lower_bounds).
+  static constexpr network_summary bounds = [] {
+    if constexpr (declared_validly<Net>()) {
+      return lower_bounds(Net::layers, P, imports_l3<Net, P, O>());
+    } else {
+      network_summary s;
+      s.problem = plan_fault::not_inferred;
+      return s;
+    }
+  }();
+  static consteval network_plan<Net::size> make() {
+    if constexpr (bounds.ok()) {
+      // Each layer is planned in a constant of its own, so layers of equal shape share the
+      // work.
+      return assemble<Net, P, O>(std::make_index_sequence<Net::size>{});
+    } else {
+      network_plan<Net::size> r;
+      r.summary = bounds;
+      return r;
+    }
+  }
+  static constexpr network_plan<Net::size> value = make();
+  // A failed plan's one error (none for a network whose declaration already gave one).
+  static consteval auto error_for() {
+    if constexpr (declared_validly<Net>())
+      return plan_error_for<Net, value.summary>();
+    else
+      return static_cast<no_error*>(nullptr);
+  }
+  static_assert(sizeof(std::remove_pointer_t<decltype(error_for())>) > 0);
 };
 
 }  // namespace plan_detail

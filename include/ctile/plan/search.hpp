@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "ctile/plan/cost_model.hpp"
 #include "ctile/plan/layer_plan.hpp"
@@ -110,13 +111,17 @@ constexpr int for_each_k_tile(const tiling_problem& P, int tc, int max_counts, V
     else
       lo = mid + 1;
   }
-  int seen = 0, prev = -1;
-  for (int nk = lo; nk <= most && (max_counts <= 0 || seen < max_counts); ++nk) {
+  int seen = 0;
+  for (int nk = lo; nk <= most && (max_counts <= 0 || seen < max_counts);) {
     const int tk = linear_k_tile(K, nk);
-    if (tk == prev) continue;
-    prev = tk;
     ++seen;
     visit(tk);
+    // The next count with a smaller tile (tiles fall with the count): the largest whole-word
+    // tile below tk, a, is reached at ceil(K / a) tiles; the counts between repeat tk.
+    const int a = (tk - 1) & ~3;
+    if (a <= 0) break;
+    const int next = ceil_div(K, a);
+    nk = next > nk ? next : nk + 1;
   }
   return seen;
 }
@@ -144,14 +149,33 @@ struct tiling_choice {
   std::int64_t visited = 0;        ///< tilings evaluated (for the benchmark)
   std::int64_t channel_tiles = 0;  ///< channel tile sizes not pruned
   std::int64_t row_tiles = 0;      ///< (channel, row) tile sizes not pruned
+  std::int64_t work = 0;           ///< candidates the loops stepped through (search_work_limit)
+  bool cut_short = false;          ///< the search stopped at search_work_limit
 };
 
-/// Modeled cycles of the best of a few balanced tilings (ceil(C / n) x ceil(H / m) channels
-/// and rows for small n, m, with the widest balanced column tile that fits); INT64_MAX if
-/// none fits. Only used to prune.
-constexpr std::int64_t seed_upper_bound(const tiling_problem& P, const cost::split_list& splits) {
+/// The most candidates one search steps through at compile time (channel, row and column
+/// tiles, pruned or not; K tiles of a linear layer): it bounds the constant-evaluation cost of
+/// planning a layer, whatever its size, under GCC's default limit (bench/README.md,
+/// "Compile-time cost of a plan"). A search that reaches it keeps the best tiling found so far,
+/// or the best balanced seed tiling (seed_tiling) when that is better. Every example network's
+/// search on GAP-8 ends below it, so their plans are exact optima; a plan made at run time
+/// (ctile-plan, plan_network outside a constant) is never cut unless a limit is passed.
+inline constexpr std::int64_t search_work_limit = 5600;
+
+/// The work limit of a search: `asked` when positive; else search_work_limit in a constant
+/// evaluation and none at run time.
+constexpr std::int64_t work_limit_of(std::int64_t asked) {
+  if (asked > 0) return asked;
+  return std::is_constant_evaluated() ? search_work_limit : INT64_MAX;
+}
+
+/// The best of a few balanced tilings (ceil(C / n) x ceil(H / m) channels and rows for small
+/// n, m, with the widest balanced column tile that fits) under the model: its score is an
+/// upper bound the search prunes with, and it is the fallback of a search cut short.
+constexpr tiling_choice seed_tiling(const tiling_problem& P, const cost::split_list& splits) {
   using plan_detail::ceil_div;
-  std::int64_t best = INT64_MAX;
+  tiling_choice best;
+  best.score = INT64_MAX;
   std::int64_t cyc[8] = {};
   for (int n = 1; n <= 8 && n <= P.C; ++n) {
     const int tc = ceil_div(P.C, n);
@@ -165,19 +189,32 @@ constexpr std::int64_t seed_upper_bound(const tiling_problem& P, const cost::spl
       int k = 1;
       while (l1_bytes_for(P, tc, th, ceil_div(P.W, k)) > P.l1_budget) ++k;
       const cost::row_context rx = cost::row_context_for(P, cx, th);
-      cost::layer_cycles_at(P, cx, rx, ceil_div(P.W, k), cyc);
+      const int tw = ceil_div(P.W, k);
+      cost::layer_cycles_at(P, cx, rx, tw, cyc);
       for (int i = 0; i < splits.n; ++i)
-        if (cyc[i] < best) best = cyc[i];
+        if (cyc[i] < best.score) {
+          best.found = true;
+          best.tc = tc, best.th = th, best.tw = tw;
+          best.split = splits.item[i];
+          best.score = cyc[i];
+        }
     }
   }
   return best;
+}
+
+/// Modeled cycles of seed_tiling; INT64_MAX if none fits. Only used to prune.
+constexpr std::int64_t seed_upper_bound(const tiling_problem& P, const cost::split_list& splits) {
+  return seed_tiling(P, splits).score;
 }
 
 /// A linear layer's search under either objective: channel tiles from large to small, each
 /// with its K tiles (plan_detail::for_each_k_tile); the first best in that order wins. The
 /// model's cycles are minimised; DORY's score is maximised, and as DORY never cuts the
 /// reduction, under its objective the reduction is cut only when no tiling holds it whole.
-constexpr tiling_choice search_linear(const tiling_problem& P, objective o) {
+constexpr tiling_choice search_linear(const tiling_problem& P, objective o,
+                                      std::int64_t asked_limit = 0) {
+  const std::int64_t work_limit = work_limit_of(asked_limit);
   tiling_choice best;
   const core_split split = cost::default_split(P);
   const int K = linear_k(P);
@@ -185,7 +222,12 @@ constexpr tiling_choice search_linear(const tiling_problem& P, objective o) {
   const plan_detail::axis_candidates cs = plan_detail::linear_channel_candidates(P);
   for (int i = 0; i < cs.count(); ++i) {
     const int tc = cs.at(i);
+    if (best.work >= work_limit) {
+      best.cut_short = true;
+      break;
+    }
     plan_detail::for_each_k_tile(P, tc, plan_detail::search_k_counts, [&](int tk) {
+      ++best.work;
       if (whole_only && tk < K) return;
       ++best.visited;
       const int cut = tk < K ? tk : 0;
@@ -207,7 +249,8 @@ constexpr tiling_choice search_linear(const tiling_problem& P, objective o) {
 /// order (larger tiles first, the kind's default split first). Pruned by lower bounds that no
 /// tiling of a subtree can beat: the tile count's fixed cost, and per channel and row tile
 /// the compute summed over whole rows.
-constexpr tiling_choice search_model(const tiling_problem& P) {
+constexpr tiling_choice search_model(const tiling_problem& P, std::int64_t asked_limit = 0) {
+  const std::int64_t work_limit = work_limit_of(asked_limit);
   // The same enumeration as plan_detail::for_each_tiling, written as plain nested loops (no
   // callbacks): a compiler evaluates these several times faster.
   using plan_detail::ceil_div;
@@ -217,8 +260,15 @@ constexpr tiling_choice search_model(const tiling_problem& P) {
   // An upper bound from a few balanced tilings: subtrees whose lower bound exceeds it hold no
   // optimum, so they are skipped without changing which optimum (the first in order) is found.
   // A subtree is pruned when its bound reaches `limit` = min(best so far, seed + 1).
-  const std::int64_t seed = seed_upper_bound(P, splits);
+  const tiling_choice seeded = seed_tiling(P, splits);
+  const std::int64_t seed = seeded.score;
   std::int64_t limit = seed == INT64_MAX ? INT64_MAX : seed + 1;
+  // Every candidate stepped through counts towards search_work_limit.
+  auto spent = [&] {
+    if (++best.work < work_limit) return false;
+    best.cut_short = true;
+    return true;
+  };
   const int B = P.l1_budget;
   const int w1 = P.whole_rows ? P.W : 1;
   // Channel tiles: the whole axis if it fits, then the largest fitting below it, down to 1.
@@ -228,7 +278,8 @@ constexpr tiling_choice search_model(const tiling_problem& P) {
   };
   const plan_detail::axis_candidates cs = plan_detail::candidates(P.C, c_fits);
   const int n_cs = cs.count();
-  for (int i = 0; i < n_cs; ++i) {
+  for (int i = 0; i < n_cs && !best.cut_short; ++i) {
+    if (spent()) break;
     const int tc = cs.whole ? (i == 0 ? P.C : cs.below - (i - 1)) : cs.below - i;
     const int nc = ceil_div(P.C, tc);
     if (cost::lower_bound(P, nc) >= limit) break;
@@ -240,7 +291,8 @@ constexpr tiling_choice search_model(const tiling_problem& P) {
     };
     const plan_detail::axis_candidates hs = plan_detail::candidates(P.H, P.max_tile_h, h_fits);
     const int n_hs = hs.count();
-    for (int j = 0; j < n_hs; ++j) {
+    for (int j = 0; j < n_hs && !best.cut_short; ++j) {
+      if (spent()) break;
       const int th = hs.whole ? (j == 0 ? P.H : hs.below - (j - 1)) : hs.below - j;
       const std::int64_t nch = std::int64_t{nc} * ceil_div(P.H, th);
       if (cost::lower_bound(P, nch) >= limit) break;
@@ -259,6 +311,7 @@ constexpr tiling_choice search_model(const tiling_problem& P) {
       }
       const int n_ws = ws.count();
       for (int k = 0; k < n_ws; ++k) {
+        if (spent()) break;
         const int tw = ws.whole ? (k == 0 ? P.W : ws.below - (k - 1)) : ws.below - k;
         const std::int64_t tiles = nch * ceil_div(P.W, tw);
         if (row_bound.at(tiles) >= limit) break;
@@ -285,6 +338,13 @@ constexpr tiling_choice search_model(const tiling_problem& P) {
         }
       }
     }
+  }
+  if (best.cut_short && !best.found && seeded.found) {
+    // Cut short before any tiling beat the seed: the seed is the plan.
+    best.found = true;
+    best.tc = seeded.tc, best.th = seeded.th, best.tw = seeded.tw;
+    best.split = seeded.split;
+    best.score = seeded.score;
   }
   return best;
 }
@@ -328,20 +388,26 @@ constexpr tiling_choice search_dory(const tiling_problem& P) {
 }
 
 /// The search of an objective for any layer kind.
-constexpr tiling_choice search(const tiling_problem& P, objective o = objective::model) {
-  if (P.linear) return search_linear(P, o);
-  return o == objective::model ? search_model(P) : search_dory(P);
+constexpr tiling_choice search(const tiling_problem& P, objective o = objective::model,
+                               std::int64_t work_limit = 0) {
+  if (P.linear) return search_linear(P, o, work_limit);
+  return o == objective::model ? search_model(P, work_limit) : search_dory(P);
 }
 
 /// The search on the layer's cores or, when no tiling fits beside every core's kernel scratch
 /// (conv im2col, depthwise stripes), the best plan on fewer cores: half, a quarter, ... of them
 /// (each working core keeps its scratch; the rest idle).
-constexpr tiling_choice search_on_cores(const tiling_problem& P, objective o = objective::model) {
-  tiling_choice c = search(P, o);
+constexpr tiling_choice search_on_cores(const tiling_problem& P, objective o = objective::model,
+                                        std::int64_t asked_limit = 0) {
+  const std::int64_t limit = work_limit_of(asked_limit);
+  tiling_choice c = search(P, o, limit);
   c.cores = P.cores;
   if (c.found || !scratch_per_core(P)) return c;
-  for (int n = P.cores / 2; n >= 1; n /= 2) {
-    tiling_choice f = search(on_fewer_cores(P, n), o);
+  // The searches on fewer cores share one work limit.
+  std::int64_t work = c.work;
+  for (int n = P.cores / 2; n >= 1 && work < limit; n /= 2) {
+    tiling_choice f = search(on_fewer_cores(P, n), o, limit - work);
+    work += f.work;
     f.cores = n;
     const bool better = o == objective::model ? f.score < c.score : f.score > c.score;
     if (f.found && (!c.found || better)) c = f;

@@ -385,9 +385,13 @@ struct executor {
   /// L3 bytes: weights (when they live there) and activations streamed through it.
   static constexpr std::int64_t required_l3_bytes = plan.summary.l3_used;
 
-  static_assert(required_l1_bytes <= Plat.l1_budget(),
+  /// Whether the network was declared validly and its plan fits (otherwise plan_of has
+  /// reported the one error, and nothing below adds another).
+  static constexpr bool planned = plan.summary.ok();
+
+  static_assert(!planned || required_l1_bytes <= Plat.l1_budget(),
                 "The plan's tile buffers exceed the platform's L1 budget.");
-  static_assert(required_l2_bytes <= Plat.l2_budget(),
+  static_assert(!planned || required_l2_bytes <= Plat.l2_budget(),
                 "The plan's L2 arena exceeds the platform's L2 budget.");
 
   /// Where the caller puts the network input: an offset in the L2 arena, or (when the plan
@@ -410,7 +414,7 @@ struct executor {
                            std::uint8_t*);
     template <class Env, std::size_t I>
     static constexpr entry<Env> entry_of() {
-      if constexpr (Net::layers[I].kind == op::input) {
+      if constexpr (!planned || Net::layers[I].kind == op::input) {
         return nullptr;
       } else {
         return &schedule::run_tiles_static<schedule::loop_key(Net::layers[I]),
