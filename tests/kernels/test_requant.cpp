@@ -113,6 +113,39 @@ TEST(ExactRequant, FallsBackToDivisionWhenNothingIsProven) {
   for (std::int64_t t = -1000; t <= 1000; ++t) ASSERT_EQ(planned(pn, t), apply(n, t));
 }
 
+// Signed clips (-2..1, -8..7, -128..127, and unsigned ones reached from negative t) keep a
+// multiply and a shift: t clamped from below and offset by a multiple of d' (see requant.hpp),
+// exact against ctile::apply (floor, not truncation) for every t of the range.
+TEST(ExactRequant, SignedClipsAreMultiplyAndShift) {
+  const std::int64_t ms[] = {1, 3, 5, 1000, 12345};
+  const std::int64_t ds[] = {1, 2, 7, 256, 1000, 65535, (1 << 24) - 1};
+  const value_range clips[] = {signed_range(2), signed_range(4), signed_range(8), {-3, 200}};
+  int fast = 0, cases = 0;
+  for (const std::int64_t m : ms)
+    for (const std::int64_t d : ds)
+      for (const value_range c : clips) {
+        const requant q{m, d, c.lo, c.hi};
+        const t_range r{-40000, 40000};
+        const requant_plan p = plan_requant(q, r);
+        fast += p.mode != requant_mode::divide;
+        ++cases;
+        for (std::int64_t t = r.lo; t <= r.hi; ++t)
+          ASSERT_EQ(planned(p, t), apply(q, t))
+              << "t=" << t << " m=" << m << " d=" << d << " lo=" << c.lo << " mode=" << int(p.mode);
+      }
+  EXPECT_EQ(fast, cases);
+  // The whole int32 range of t, at the steps of floor(t * m / d).
+  const requant q{7, 1 << 20, -128, 127};
+  const requant_plan p = plan_requant(q, {-(1ll << 31), (1ll << 31) - 1});
+  EXPECT_NE(p.mode, requant_mode::divide);
+  for (std::int64_t y = -140; y <= 140; ++y) {
+    const std::int64_t t0 = floor_div(y * (1 << 20), 7);
+    for (std::int64_t t = t0 - 2; t <= t0 + 2; ++t) ASSERT_EQ(planned(p, t), apply(q, t)) << t;
+  }
+  EXPECT_EQ(planned(p, -2147483647 - 1), -128);
+  EXPECT_EQ(planned(p, 2147483647), 127);
+}
+
 TEST(ExactRequant, SixtyFourBitT) {
   const requant q{5, 1 << 30, 0, 255};
   const requant_plan p = plan_requant(q, {-(1ll << 40), 1ll << 40});

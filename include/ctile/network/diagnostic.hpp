@@ -27,6 +27,7 @@ enum class problem : unsigned char {
   bad_requant,
   duplicate_name,
   bad_rescale,
+  bad_input_range,
 };
 
 /// The first problem found in a network (problem::none if there is none).
@@ -103,7 +104,12 @@ struct int32_output_cannot_feed_another_layer {
 template <int Layer, auto Name, op Kind, int M, int D, int Lo, int Hi>
 struct requantization_out_of_range {
   static_assert(Layer < 0,
-                "requantization needs d > 0 and 0 <= lo <= hi <= 255 (activations are u8)");
+                "requantization needs d > 0 and a clip lo <= hi inside an 8-bit container "
+                "(0..255 or -128..127); only an add or an average pool may be unclipped");
+};
+template <int Layer, int Lo, int Hi>
+struct network_input_range_must_fit_8_bits {
+  static_assert(Layer < 0, "the network input's range must be lo <= hi inside 0..255 or -128..127");
 };
 template <int Layer, auto Name, int FirstLayerWithThatName>
 struct two_layers_share_a_name {
@@ -173,6 +179,8 @@ consteval auto error_for() {
   } else if constexpr (D.what == problem::bad_rescale) {
     return static_cast<error::residual_rescale_shift_out_of_range<D.layer, name, v[0], v[1]>*>(
         nullptr);
+  } else if constexpr (D.what == problem::bad_input_range) {
+    return static_cast<error::network_input_range_must_fit_8_bits<D.layer, v[0], v[1]>*>(nullptr);
   } else {
     return static_cast<no_error*>(nullptr);
   }

@@ -1,5 +1,7 @@
 // The oracle, allocation-free: naive loops with the exact integer semantics, one layer at a
-// time. Kept simple on purpose; every optimized path in ctile is tested against it.
+// time. Kept simple on purpose; every optimized path in ctile is tested against it. Values are
+// plain integers: signed or sub-byte activations as their values (-2..1, not bit patterns),
+// and tensors wider than 8 bits (an unclipped residual sum) carried faithfully.
 #pragma once
 
 #include <cstddef>
@@ -90,7 +92,8 @@ constexpr void run_layer_into(const layer& l, const layer_params& p,
         for (int ox = 0; ox < os.w; ++ox)
           for (int c = 0; c < os.c; ++c) {
             std::int64_t acc = 0;
-            std::int32_t mx = 0;  // inputs are >= 0; padding never wins a max
+            std::int32_t mx = -2147483647 - 1;  // padding never wins a max (skipped below)
+            bool seen = false;
             for (int ky = 0; ky < l.kernel.h; ++ky)
               for (int kx = 0; kx < l.kernel.w; ++kx) {
                 const int iy = oy * l.stride.h - l.pad.t + ky;
@@ -99,7 +102,9 @@ constexpr void run_layer_into(const layer& l, const layer_params& p,
                 const std::int32_t v = in[hwc(is, iy, ix, c)];
                 acc += v;
                 mx = v > mx ? v : mx;
+                seen = true;
               }
+            if (!seen) mx = 0;  // a window wholly in padding: the zero padding
             out[hwc(os, oy, ox, c)] = l.kind == op::maxpool ? mx : apply(l.quant, acc);
           }
       break;

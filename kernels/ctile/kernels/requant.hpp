@@ -12,6 +12,11 @@
 // kernels clamp t to [0, b] with b = min(H, max(t_max, 0)) before the multiply, which changes
 // nothing after the final clip, and only [0, b] needs the proof. When no shift with M < 2^32
 // satisfies it, the plan falls back to a true 64-bit division.
+//
+// A signed clip (lo < 0): every t < L = ceil(lo * d / m) gives a value < lo, so kernels clamp t
+// to [L - 1, ...] (t_lo) and add K = j * d' >= -(L - 1) (off): floor((t + K) * m' / d') =
+// floor(t * m' / d') + j * m' (y_off, subtracted after), and the shifted t lies in [0, b + K],
+// where the proof above applies.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +52,9 @@ struct requant_plan {
   std::int32_t hi = 255;
   std::int64_t m = 1;  ///< the original constants, for `divide`
   std::int64_t d = 1;
+  std::int32_t t_lo = 0;   ///< signed clips: clamp t to [t_lo, t_hi] (else 0)
+  std::int32_t off = 0;    ///< signed clips: added to the clamped t before the multiply
+  std::int32_t y_off = 0;  ///< signed clips: subtracted from the shifted product
   friend constexpr bool operator==(const requant_plan&, const requant_plan&) = default;
 };
 
@@ -85,16 +93,29 @@ constexpr requant_plan plan_requant(const requant& q, t_range r) {
   p.mode = requant_mode::divide;
   // Outside these bounds the argument (or its 64-bit arithmetic) does not apply.
   constexpr std::int64_t lim = std::int64_t{1} << 40;
-  if (q.m <= 0 || q.d <= 0 || q.m > i32max || q.d > lim || q.lo < 0 || q.lo > q.hi ||
-      q.hi > 65535 || r.lo > r.hi)
+  if (q.m <= 0 || q.d <= 0 || q.m > i32max || q.d > lim || q.lo < -65536 || q.lo > q.hi ||
+      q.hi < 0 || q.hi > 65535 || r.lo > r.hi)
     return p;
-  const std::int64_t H = detail::ceil_div_pos(std::int64_t{q.hi} * q.d, q.m);
-  const std::int64_t top = r.hi > 0 ? r.hi : 0;
-  const std::int64_t b = top < H ? top : H;
-  if (b > i32max) return p;
   const std::int64_t g = detail::gcd64(q.m, q.d);
   const std::uint64_t mp = static_cast<std::uint64_t>(q.m / g);
   const std::uint64_t dp = static_cast<std::uint64_t>(q.d / g);
+  // Signed clips: the clamp's lower end and the offset that makes the clamped t non-negative.
+  std::int64_t t_lo = 0, off = 0, y_off = 0;
+  if (q.lo < 0) {
+    const std::int64_t L = -floor_div(-std::int64_t{q.lo} * q.d, q.m);  // ceil(lo * d / m)
+    t_lo = L - 1 > r.lo ? L - 1 : r.lo;
+    if (t_lo < 0) {
+      const std::int64_t j = detail::ceil_div_pos(-t_lo, static_cast<std::int64_t>(dp));
+      off = j * static_cast<std::int64_t>(dp);
+      y_off = j * static_cast<std::int64_t>(mp);
+    } else {
+      t_lo = 0;
+    }
+  }
+  const std::int64_t H = detail::ceil_div_pos(std::int64_t{q.hi} * q.d, q.m);
+  const std::int64_t top = r.hi > t_lo ? r.hi : t_lo;
+  const std::int64_t b = (top < H ? top : H) + off;  // the bound of the shifted t
+  if (b > i32max || t_lo < -i32max || y_off > i32max) return p;
   const auto ub = static_cast<std::uint64_t>(b);
   const int smax = 63 - detail::bit_width(mp);
   for (int s = 0; s <= smax; ++s) {
@@ -107,7 +128,10 @@ constexpr requant_plan plan_requant(const requant& q, t_range r) {
     if (e != 0 && ub > (two_s - 1) / e) continue;
     p.mul = static_cast<std::uint32_t>(M);
     p.shift = s;
-    p.t_hi = static_cast<std::int32_t>(b);
+    p.t_hi = static_cast<std::int32_t>(b - off);
+    p.t_lo = static_cast<std::int32_t>(t_lo);
+    p.off = static_cast<std::int32_t>(off);
+    p.y_off = static_cast<std::int32_t>(y_off);
     if (s < 32 && ub * M < (std::uint64_t{1} << 32)) {
       p.mode = requant_mode::shift32;
       return p;
@@ -141,22 +165,23 @@ inline std::int32_t requantize(const requant_plan& p, std::int32_t t) {
     case requant_mode::raw:
       return t;
     case requant_mode::shift32: {
-      const std::int32_t c = t < 0 ? 0 : (t > p.t_hi ? p.t_hi : t);
+      const std::int32_t c = (t < p.t_lo ? p.t_lo : (t > p.t_hi ? p.t_hi : t)) + p.off;
       const std::uint32_t y = (static_cast<std::uint32_t>(c) * p.mul) >> p.shift;
-      const auto v = static_cast<std::int32_t>(y);
+      const auto v = static_cast<std::int32_t>(y) - p.y_off;
       return v < p.lo ? p.lo : (v > p.hi ? p.hi : v);
     }
     case requant_mode::mulhi: {
-      const std::int32_t c = t < 0 ? 0 : (t > p.t_hi ? p.t_hi : t);
+      const std::int32_t c = (t < p.t_lo ? p.t_lo : (t > p.t_hi ? p.t_hi : t)) + p.off;
       const auto hi32 =
           static_cast<std::uint32_t>((std::uint64_t{static_cast<std::uint32_t>(c)} * p.mul) >> 32);
-      const auto v = static_cast<std::int32_t>(hi32 >> (p.shift - 32));
+      const auto v = static_cast<std::int32_t>(hi32 >> (p.shift - 32)) - p.y_off;
       return v < p.lo ? p.lo : (v > p.hi ? p.hi : v);
     }
     case requant_mode::mul64: {
-      const std::int32_t c = t < 0 ? 0 : (t > p.t_hi ? p.t_hi : t);
+      const std::int32_t c = (t < p.t_lo ? p.t_lo : (t > p.t_hi ? p.t_hi : t)) + p.off;
       const auto v = static_cast<std::int32_t>(
-          (std::uint64_t{static_cast<std::uint32_t>(c)} * p.mul) >> p.shift);
+                         (std::uint64_t{static_cast<std::uint32_t>(c)} * p.mul) >> p.shift) -
+                     p.y_off;
       return v < p.lo ? p.lo : (v > p.hi ? p.hi : v);
     }
     case requant_mode::divide:
@@ -170,8 +195,8 @@ inline std::int32_t requantize64(const requant_plan& p, std::int64_t t) {
   if (p.mode == requant_mode::raw) return static_cast<std::int32_t>(t);
   if (p.mode == requant_mode::divide)
     return static_cast<std::int32_t>(clamp64(floor_div(t * p.m, p.d), p.lo, p.hi));
-  // Clamping into [0, t_hi] (inside int32) first is exact by construction.
-  const std::int64_t c = t < 0 ? 0 : (t > p.t_hi ? p.t_hi : t);
+  // Clamping into [t_lo, t_hi] (inside int32) first is exact by construction.
+  const std::int64_t c = t < p.t_lo ? p.t_lo : (t > p.t_hi ? p.t_hi : t);
   return requantize(p, static_cast<std::int32_t>(c));
 }
 

@@ -57,7 +57,7 @@ struct epilogue {
         kappa(a.kappa),
         lambda(a.lambda),
         plan(&a.quant),
-        path(a.quant.t64                             ? 2
+        path(a.quant.t64 || a.quant.off != 0         ? 2
              : a.quant.mode == requant_mode::shift32 ? 0
              : a.quant.mode == requant_mode::mulhi   ? 1
                                                      : 2),
