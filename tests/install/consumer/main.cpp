@@ -25,7 +25,8 @@ constexpr std::array<T, N> numbers(std::uint32_t seed, int lo, int hi) {
   std::array<T, N> a{};
   for (auto& v : a) {
     seed = seed * 1664525u + 1013904223u;
-    v = static_cast<T>(lo + static_cast<int>((seed >> 8) % static_cast<std::uint32_t>(hi - lo + 1)));
+    v = static_cast<T>(lo +
+                       static_cast<int>((seed >> 8) % static_cast<std::uint32_t>(hi - lo + 1)));
   }
   return a;
 }
