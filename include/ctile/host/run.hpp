@@ -29,7 +29,7 @@
 #include <vector>
 #endif
 
-namespace ctile {
+namespace ctile::run_check {
 
 /// Every layer's reference output, computed once into static storage.
 template <network_type Net>
@@ -227,4 +227,8 @@ int run_and_check(const char* title, const typename Net::params& params,
   return ok ? 0 : 1;
 }
 
+}  // namespace ctile::run_check
+
+namespace ctile {
+using run_check::run_and_check;
 }  // namespace ctile
