@@ -1,7 +1,7 @@
 // ctile-plan: the tiling plan of a network, as a table or JSON.
 //
 //   ctile-plan --list
-//   ctile-plan NAME [--platform gap8|pulp128k|host] [--l1 BYTES] [--l2 BYTES]
+//   ctile-plan NAME [--platform gap8|pulp128k|pulp_open|host] [--l1 BYTES] [--l2 BYTES]
 //                   [--objective model|dory] [--json]
 //   ctile-plan NAME --solver z3|constexpr [--platform ...] [--l1 BYTES] [--l2 BYTES] [--json]
 //
@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctile/platform/pulp_open.hpp>
 #include <span>
 #include <string>
 
@@ -58,14 +59,15 @@ struct platform_entry {
   const char* name;
   platform value;
 };
-const platform_entry platforms[] = {{"gap8", gap8}, {"pulp128k", pulp_128k}, {"host", host}};
+const platform_entry platforms[] = {
+    {"gap8", gap8}, {"pulp128k", pulp_128k}, {"pulp_open", pulp_open}, {"host", host}};
 
 int usage(const char* why) {
   if (why != nullptr) std::fprintf(stderr, "ctile-plan: %s\n", why);
   std::fprintf(stderr,
                "usage: ctile-plan --list\n"
-               "       ctile-plan NAME [--platform gap8|pulp128k|host] [--l1 BYTES] [--l2 BYTES]\n"
-               "                       [--objective model|dory] [--json]\n"
+               "       ctile-plan NAME [--platform gap8|pulp128k|pulp_open|host] [--l1 BYTES]\n"
+               "                       [--l2 BYTES] [--objective model|dory] [--json]\n"
                "       ctile-plan NAME --solver z3|constexpr [--platform ...] [--l1 BYTES]\n"
                "                       [--l2 BYTES] [--json]\n");
   return 2;
@@ -116,7 +118,7 @@ int main(int argc, char** argv) {
       bool found = false;
       for (const auto& pe : platforms)
         if (std::strcmp(v, pe.name) == 0) p = pe.value, found = true;
-      if (!found) return usage("unknown platform (gap8, pulp128k, host)");
+      if (!found) return usage("unknown platform (gap8, pulp128k, pulp_open, host)");
     } else if (a == "--l1") {
       const char* v = value();
       if (v == nullptr || !parse_bytes(v, l1)) return usage("--l1 needs a positive byte count");

@@ -65,6 +65,8 @@ class Machine:
         self.last_load_rd = 0
         self.cache = {}
         self.profile = None  # pc -> [instructions, cycles] while the counters run
+        self.loop_end_last = False
+        self.decode32 = decode32
 
     # Memory.
     def load(self, addr, size, signed):
@@ -131,14 +133,18 @@ class Machine:
             if nxt is None:
                 nxt = pc + size
                 # Hardware loops: the last instruction of a body jumps back while count > 1.
+                # CORE-V's end is the first address after the body; PULP v2's (loop_end_last)
+                # is the last instruction's, and loop 1 is checked when loop 0 did not jump.
+                at = pc if self.loop_end_last else nxt
                 for lp in self.lp:
-                    if lp[2] and nxt == lp[1]:
+                    if lp[2] and at == lp[1]:
                         if lp[2] > 1:
                             lp[2] -= 1
                             nxt = lp[0]
-                        else:
-                            lp[2] = 0
-                        break
+                            break
+                        lp[2] = 0
+                        if not self.loop_end_last:
+                            break
             self.last_load_rd = rd_load
             self.pc = nxt & MASK
         raise RuntimeError("instruction limit reached")
@@ -151,7 +157,7 @@ class Machine:
         if lo & 3 != 3:
             return decode_c(lo, pc)
         w = lo | (self.mem[a + 2] << 16) | (self.mem[a + 3] << 24)
-        return decode32(w, pc)
+        return self.decode32(w, pc)
 
 
 def bad(kind, w, pc):
@@ -709,10 +715,14 @@ def print_profile(m, path, top=40):
         sys.stdout.write(f"  {pc:#010x} {n:10d} {c:10d}\n")
 
 
-def main():
+def main(configure=None):
+    """Runs the ELF named last on the command line; `configure(machine)` may change the
+    decoder (the XpulpV2 simulator does)."""
     path = sys.argv[-1]
     image, entry = load_elf(path)
     m = Machine(image, entry)
+    if configure is not None:
+        configure(m)
     m.x[2] = m.base + m.size
     if "--profile" in sys.argv[1:-1]:
         m.profile = {}

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <ctile/kernels/kernels.hpp>
+#include <utility>
 
 namespace {
 
@@ -244,7 +245,7 @@ int intrinsics_test() {
     bad += isa::sdotsp4(a, b, acc) != p::sdotsp4(a, b, acc);
     bad += isa::maxu4(a, b) != p::maxu4(a, b);
     bad += isa::clipu_r(sa, sb) != p::clipu_r(sa, sb);
-    bad += isa::clipu(sa, 9) != p::clipu(sa, 9);
+    bad += isa::clipu_bits(sa, 8) != p::clipu_bits(sa, 8);
     bad += isa::max(sa, acc) != p::max(sa, acc);
     bad += isa::min(sa, acc) != p::min(sa, acc);
     n += 7;
@@ -254,6 +255,82 @@ int intrinsics_test() {
   std::printf("kernel=intrinsics isa=%s values=%d mismatches=%d\n", isa::name, n + 1, bad);
   return bad;
 }
+
+#if defined(CTILE_KERNELS_ISA_XPULPV2)
+// The instruction spellings of xpulpv2_encoding.cpp (one section: referencing one label keeps
+// them all through the linker's section garbage collection).
+extern "C" const std::uint32_t xpulpv2_enc_sdotusp_b[];
+
+// The XpulpV2 instructions the kernels do not reach, against their definitions in the RI5CY
+// manual: p.clipu / p.clip with every immediate (p.clipu Is2: [0, 2^(Is2-1) - 1], which is
+// portable::clipu_bits with p = Is2 - 1; p.clip Is2: [-2^(Is2-1), 2^(Is2-1) - 1]), p.clipr, p.mac,
+// pv.dotusp.b, pv.packlo.b / pv.packhi.b (pack4), pv.pack.h; and one loop per hardware-loop form,
+// its offsets in half-words from the setup instruction to the last instruction of the body.
+std::int32_t clip_def(std::int32_t x, std::int64_t lo, std::int64_t hi) {
+  return static_cast<std::int32_t>(x < lo ? lo : (x > hi ? hi : x));
+}
+template <int... B>
+int clip_imm_test(std::int32_t x, std::integer_sequence<int, B...>) {
+  namespace p = arch::portable;
+  int bad = 0;
+  ((bad += isa::clipu_bits_i<B>(x) != p::clipu_bits(x, B)), ...);
+  ((bad +=
+    isa::clip_i<B + 1>(x) != clip_def(x, -(std::int64_t{1} << B), (std::int64_t{1} << B) - 1)),
+   ...);
+  return bad;
+}
+int xpulpv2_test() {
+  namespace p = arch::portable;
+  int bad = 0, n = 0;
+  const std::int32_t edges[] = {0, -1, 1, 255, 256, -256, 0x7FFFFFFF, -0x7FFFFFFF - 1};
+  for (int i = 0; i < 40; ++i) {
+    const std::uint32_t a = next() ^ (next() << 8), b = next() ^ (next() << 8);
+    const std::int32_t x = i < 8 ? edges[i] : static_cast<std::int32_t>(a) >> (i % 24);
+    bad += clip_imm_test(x, std::make_integer_sequence<int, 31>{});
+    const std::int32_t hi = static_cast<std::int32_t>(b >> (i % 31 + 1));
+    bad += isa::clip_r(x, hi) != clip_def(x, -std::int64_t{hi} - 1, hi);
+    const auto acc = static_cast<std::int32_t>(next() << 8);
+    bad += isa::mac(acc, static_cast<std::int32_t>(a), static_cast<std::int32_t>(b)) !=
+           static_cast<std::int32_t>(static_cast<std::uint32_t>(acc) + a * b);
+    bad += isa::dotusp4(a, b) != p::sdotusp4(a, b, 0);
+    bad += isa::pack4(a, b, a >> 8, b >> 8) != p::pack4(a, b, a >> 8, b >> 8);
+    bad += isa::pack2(a, b) != ((b << 16) | (a & 0xFFFFu));
+    n += 62 + 5;
+  }
+  // lp.setupi x0, count 5, end 6 half-words on: a body of 3, run 5 times.
+  std::uint32_t r = 0;
+  __asm__ volatile(".balign 4\n.option push\n.option norvc\n" CTILE_XPULPV2_LP_SETUPI(
+                       "x0", "5", "6") "addi %0, %0, 1\naddi %0, %0, 10\naddi %0, %0, 100\n"
+                                       ".option pop\n"
+                   : "+r"(r));
+  bad += r != 555;
+  // lp.starti x1, 6 (start 12 bytes on), lp.endi x1, 8 (its end 16 bytes after the lp.endi),
+  // lp.count x1, 7: the body is the 3 instructions after lp.count.
+  r = 0;
+  const int seven = 7;
+  __asm__ volatile(
+      ".balign 4\n.option push\n.option norvc\n" CTILE_XPULPV2_LP_STARTI("x1", "6")
+          CTILE_XPULPV2_LP_ENDI("x1", "8") CTILE_XPULPV2_LP_COUNT(
+              "x1", "%1") "addi %0, %0, 1\naddi %0, %0, 10\naddi %0, %0, 100\n.option pop\n"
+      : "+r"(r)
+      : "r"(seven));
+  bad += r != 777;
+  // lp.counti x0, 4 with lp.starti / lp.endi, and lp.setup x1 around it: 3 x 4 iterations.
+  r = 0;
+  const int three = 3;
+  __asm__ volatile(".balign 4\n.option push\n.option norvc\n" CTILE_XPULPV2_LP_SETUP(
+                       "x1", "%1", "14") CTILE_XPULPV2_LP_STARTI("x0", "6")
+                       CTILE_XPULPV2_LP_ENDI("x0", "8") CTILE_XPULPV2_LP_COUNTI("x0", "4")
+                           "addi %0, %0, 1\naddi %0, %0, 10\naddi %0, %0, 100\n"
+                           "addi %0, %0, 1000\n.option pop\n"
+                   : "+r"(r)
+                   : "r"(three));
+  bad += r != 3 * (444 + 1000);
+  n += 3;
+  std::printf("kernel=xpulpv2_instructions isa=%s values=%d mismatches=%d\n", isa::name, n, bad);
+  return bad;
+}
+#endif
 
 }  // namespace
 
@@ -268,6 +345,11 @@ int main() {
     lambda[i] = static_cast<std::int32_t>(next() % 100001) - 50000;
   }
   int bad = intrinsics_test();
+#if defined(CTILE_KERNELS_ISA_XPULPV2)
+  bad += xpulpv2_test();
+  const void* volatile encodings = xpulpv2_enc_sdotusp_b;
+  (void)encodings;
+#endif
   bad += conv_test(3, 3, 1, 1, 1, 1, 1, {split_kind::rows}, "conv3x3");
   bad += conv_test(5, 5, 2, 2, 1, 0, 2, {split_kind::grid, 2, 4}, "conv5x5s2");
   bad += conv_test(1, 1, 1, 0, 0, 0, 0, {split_kind::channels}, "pointwise");

@@ -89,12 +89,13 @@ TEST(Portable, MaxuPackClip) {
       const std::int32_t want = x <= 0 ? 0 : (x >= hi ? hi : x);
       EXPECT_EQ(p::clipu_r(x, hi), want);
     }
-  // clipu with an immediate: bound 2^(bits-1) - 1.
-  EXPECT_EQ(p::clipu(300, 9), 255);
-  EXPECT_EQ(p::clipu(-5, 9), 0);
-  EXPECT_EQ(p::clipu(200, 9), 200);
-  EXPECT_EQ(p::clipu(20, 5), 15);
-  EXPECT_EQ(p::clipu(2147483647, 32), 2147483647);
+  // clipu_bits(x, p): the GAP SDK's __CLIPU(x, p), bound 2^p - 1.
+  EXPECT_EQ(p::clipu_bits(300, 8), 255);
+  EXPECT_EQ(p::clipu_bits(-5, 8), 0);
+  EXPECT_EQ(p::clipu_bits(200, 8), 200);
+  EXPECT_EQ(p::clipu_bits(20, 4), 15);
+  EXPECT_EQ(p::clipu_bits(7, 0), 0);
+  EXPECT_EQ(p::clipu_bits(2147483647, 31), 2147483647);
   EXPECT_EQ(p::max(-3, 2), 2);
   EXPECT_EQ(p::min(-3, 2), -3);
   std::uint8_t buf[7] = {1, 2, 3, 4, 5, 6, 7};

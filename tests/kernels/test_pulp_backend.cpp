@@ -82,6 +82,19 @@ void check_layer(std::vector<layer> ls) {
     ASSERT_EQ(out[i], want[i]) << op_name(l.kind) << " " << i;
 }
 
+// clipu_bits(x, p) against the GAP SDK's documented __CLIPU(x, p): 0 below 0, 2^p - 1 above it.
+TEST(PulpBackend, ClipuBitsIsTheSdkClipu) {
+  const std::int64_t xs[] = {-2147483647 - 1, -256,  -1,        0, 1, 15, 16, 127, 128, 255, 256,
+                             65535,           65536, 2147483647};
+  for (int p = 0; p <= 31; ++p)
+    for (const std::int64_t x : xs) {
+      const std::int64_t hi = (std::int64_t{1} << p) - 1;
+      const std::int64_t want = x < 0 ? 0 : (x > hi ? hi : x);
+      EXPECT_EQ(isa::clipu_bits(static_cast<std::int32_t>(x), p), want) << x << " " << p;
+    }
+  EXPECT_EQ(isa::clipu_bits(300, 8), 255);
+}
+
 TEST(PulpBackend, KernelsMatchTheReference) {
   check_layer({input(7, 5, 12), conv2d(10, 3).same().with_bias().requantized(3, 1000)});
   check_layer({input(6, 5, 16), pointwise(9).requantized(1, 512)});

@@ -44,4 +44,15 @@ struct dma_limits {
 /// GAP-8 cluster DMA (MCHAN v6) with the default safe maximum of 32 KiB per command.
 inline constexpr dma_limits gap8_dma_limits{};
 
+/// GAP-8's cluster DMA through the GAP SDK's PMSIS calls. GAP-8's pi_cl_dma_cmd hands a command
+/// to the hardware only below 32,768 B (1 << 15); from 32,768 B on it splits it in software
+/// with an interrupt-driven pending list shared by all cores (unsafe when several cores program
+/// the DMA), and its `unsigned short` size turns 65,536 B into 0. pi_cl_dma_cmd_2d does the
+/// same for strides of 32,768 B and more. So 1-D commands stay at or below 32,767 B, and 2-D
+/// lines and strides below 32,768 B (the defaults), and the software path is never entered.
+inline constexpr dma_limits gap8_pmsis_dma_limits{.max_command_bytes = 32767};
+static_assert(gap8_pmsis_dma_limits.max_command_bytes < (1u << 15) &&
+              gap8_pmsis_dma_limits.max_line_bytes < (1u << 15) &&
+              gap8_pmsis_dma_limits.max_stride < (1u << 15));
+
 }  // namespace ctile::hal

@@ -1,10 +1,25 @@
 // HALs over the GAP SDK's PMSIS API. Compiled only when <pmsis.h> is available; then
-// ctile::hal::has_pmsis is true. Every member inlines to the one PMSIS call it wraps.
-// Freestanding: no heap, no exceptions, no libc.
+// ctile::hal::has_pmsis is true (and has_pmsis_ram when the SDK's <bsp/ram.h> is there too).
+// Every member inlines to the PMSIS call it wraps. Freestanding: no heap, no exceptions, no libc.
+//
+// Include this header before <bsp/ram.h>: the SDK's <bsp/ram.h> has no extern "C" block, so a
+// C++ file that includes it directly declares pi_cl_ram_copy (a C function of the SDK's BSP
+// library) with C++ linkage, and the link fails. This header includes it inside extern "C"
+// and then redeclares pi_cl_ram_copy with C linkage, which turns a wrong include order into a
+// compile error ("conflicting declaration ... with 'C' linkage") instead of a link error.
+// See docs/gap8.md for the build.
 #pragma once
 
 #if __has_include(<pmsis.h>)
 #include <pmsis.h>
+#if __has_include(<bsp/ram.h>)
+extern "C" {
+#include <bsp/ram.h>
+}
+extern "C" void pi_cl_ram_copy(struct pi_device* device, uint32_t pi_ram_addr, void* addr,
+                               uint32_t size, int ext2loc, pi_cl_ram_req_t* req);
+#define CTILE_HAL_PMSIS_RAM 1
+#endif
 
 #include <cstdint>
 
@@ -28,8 +43,15 @@ constexpr pi_cl_dma_dir_e pmsis_dir(dma_dir d) {
 
 /// The cluster DMA (MCHAN) through pi_cl_dma_cmd / pi_cl_dma_cmd_2d / pi_cl_dma_cmd_wait.
 /// One command per handle: each command takes one of the DMA's counters until waited for.
-template <dma_limits L = gap8_dma_limits>
+/// The limits keep every command on the SDK's hardware path (gap8_pmsis_dma_limits).
+template <dma_limits L = gap8_pmsis_dma_limits>
 class basic_pmsis_dma {
+  static_assert(L.max_command_bytes < (1u << 15) && L.max_line_bytes < (1u << 15) &&
+                    L.max_stride < (1u << 15),
+                "GAP-8's pi_cl_dma_cmd splits commands of 32,768 B and more (and 2-D strides of "
+                "32,768 B and more) in software, unsafely when several cores use the DMA: the "
+                "PMSIS DMA's limits must stay below 32,768 B.");
+
  public:
   static constexpr dma_limits limits = L;
   using handle = pi_cl_dma_cmd_t;
@@ -47,15 +69,25 @@ class basic_pmsis_dma {
 using pmsis_dma = basic_pmsis_dma<>;
 static_assert(dma_engine<pmsis_dma>);
 
-/// The cluster's team: pi_cl_team_fork / pi_cl_team_barrier / pi_core_id /
-/// pi_cl_team_nb_cores. fork() must be called from the cluster's master core.
+/// The cluster's team: pi_cl_team_fork / pi_cl_team_barrier / pi_core_id, sized by
+/// pi_cl_cluster_nb_cores(). fork() must be called from the cluster's master core.
+///
+/// Every fork passes an explicit core count: the SDK's pi_cl_team_fork(0, ...) reuses the team
+/// of the previous fork, and pi_cl_team_nb_cores() reports that last team, not the cluster.
+/// So fork(0, body) runs on pi_cl_cluster_nb_cores() cores, and cores() is the team size
+/// inside a body and the cluster's core count outside.
 class pmsis_cluster {
  public:
   template <class F>
   void fork(int n, const F& body) {
+    const int team = n > 0 ? n : pi_cl_cluster_nb_cores();
+    team_ = team;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);  // the team size is stored before the dispatch
     pi_cl_team_fork(
-        n, [](void* arg) { (*static_cast<const F*>(arg))(static_cast<int>(pi_core_id())); },
+        team, [](void* arg) { (*static_cast<const F*>(arg))(static_cast<int>(pi_core_id())); },
         const_cast<void*>(static_cast<const void*>(&body)));
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    team_ = 0;
   }
   template <class F>
   void fork(const F& body) {
@@ -63,12 +95,21 @@ class pmsis_cluster {
   }
   void barrier() { pi_cl_team_barrier(); }
   [[nodiscard]] int core_id() const { return static_cast<int>(pi_core_id()); }
-  [[nodiscard]] int cores() const { return static_cast<int>(pi_cl_team_nb_cores()); }
+  [[nodiscard]] int cores() const {
+    const int team = *static_cast<const volatile int*>(&team_);
+    return team != 0 ? team : pi_cl_cluster_nb_cores();
+  }
+
+ private:
+  int team_ = 0;  ///< size of the team being run, 0 outside a fork
 };
 static_assert(cluster<pmsis_cluster>);
 
+#ifdef CTILE_HAL_PMSIS_RAM
+inline constexpr bool has_pmsis_ram = true;
+
 /// External RAM from the cluster: pi_cl_ram_read / pi_cl_ram_write and their waits, on an
-/// opened RAM device.
+/// opened RAM device (<bsp/ram.h>).
 class pmsis_l3 {
  public:
   struct read_handle {
@@ -93,6 +134,9 @@ class pmsis_l3 {
   struct pi_device* ram_;
 };
 static_assert(l3_memory<pmsis_l3>);
+#else
+inline constexpr bool has_pmsis_ram = false;
+#endif
 
 }  // namespace ctile::hal
 
@@ -100,6 +144,7 @@ static_assert(l3_memory<pmsis_l3>);
 
 namespace ctile::hal {
 inline constexpr bool has_pmsis = false;
+inline constexpr bool has_pmsis_ram = false;
 }  // namespace ctile::hal
 
 #endif

@@ -80,7 +80,7 @@ template <int Kind, bool BN>
             mid_all = g.mid_all, xa = g.xa;
   const std::uint8_t* const end = g.end;
   const std::uint8_t* const plane = a.in + static_cast<long>(c) * h_in * wi;
-#if defined(CTILE_KERNELS_ISA_COREV)
+#if defined(CTILE_KERNELS_ISA_LOOPS)
   constexpr bool corev = true;
 #else
   constexpr bool corev = false;
@@ -98,7 +98,7 @@ template <int Kind, bool BN>
       std::uint32_t r0 = isa::load4(p);
       std::uint32_t r1 = isa::load4(p + wi);
       p += 2 * wi;
-#if defined(CTILE_KERNELS_ISA_COREV)
+#if defined(CTILE_KERNELS_ISA_LOOPS)
       if constexpr (Kind < 3) {
         if (m >= 3) {
           const isa::dw_quant dq{b, kf, lf, q.t_hi, q.mul, q.shift, q.hi};
@@ -216,7 +216,7 @@ void dw3_tile(const tile_args& a, const box& bx) {
   std::uint8_t* o_run = static_cast<std::uint8_t*>(a.out) +
                         static_cast<long>(bx.y0 + g.j_top) * g.ostep +
                         static_cast<long>(xa) * c_out + bx.c0;
-#if defined(CTILE_KERNELS_ISA_COREV)
+#if defined(CTILE_KERNELS_ISA_LOOPS)
   const long in_run = static_cast<long>(xa) * sw - pad_l + static_cast<long>(g.first) * wi;
   const int n3 = g.sh == 1 ? g.mid_all / 3 : 0;
   const long pstep = sw - (2 + 3L * n3) * wi;
@@ -226,7 +226,7 @@ void dw3_tile(const tile_args& a, const box& bx) {
   // filter words of the last one would end past the weights; its last input rows may too)
   // in one hardware-loop nest per column.
   int c_fast = bx.c0;
-#if defined(CTILE_KERNELS_ISA_COREV)
+#if defined(CTILE_KERNELS_ISA_LOOPS)
   if constexpr (Kind < 3) {
     if (kw == 3 && n3 > 0 && xb > xa) {
       c_fast = bx.c1 < c_out - 1 ? bx.c1 : c_out - 1;
@@ -297,7 +297,7 @@ void dw3_tile(const tile_args& a, const box& bx) {
     if (c == c_in - 1)
       while (xe > xa && g.end - (plane + (xe - 1) * sw - pad_l + g.last * wi) < 4) --xe;
     int done = 0;  // outputs of the rolled run written in every interior column
-#if defined(CTILE_KERNELS_ISA_COREV)
+#if defined(CTILE_KERNELS_ISA_LOOPS)
     if constexpr (Kind < 3) {
       if (xe > xa && n3 > 0) {
         const isa::dw_quant dq{b, kf, lf, q.t_hi, q.mul, q.shift, q.hi};

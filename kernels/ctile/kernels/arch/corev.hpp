@@ -43,8 +43,9 @@ inline std::int32_t clipu_r(std::int32_t x, std::int32_t hi) {
   __asm__("cv.clipur %0, %1, %2" : "=r"(r) : "r"(x), "r"(hi));
   return r;
 }
-inline std::int32_t clipu(std::int32_t x, int bits) {
-  return clipu_r(x, static_cast<std::int32_t>((std::uint32_t{1} << (bits - 1)) - 1u));
+/// [0, 2^p - 1], as portable::clipu_bits (the GAP SDK's __CLIPU(x, p)).
+inline std::int32_t clipu_bits(std::int32_t x, int p) {
+  return clipu_r(x, static_cast<std::int32_t>((std::uint32_t{1} << p) - 1u));
 }
 inline std::int32_t max(std::int32_t a, std::int32_t b) {
   std::int32_t r;

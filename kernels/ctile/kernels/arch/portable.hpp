@@ -50,9 +50,11 @@ constexpr std::int32_t clipu_r(std::int32_t x, std::int32_t hi) {
   return x <= 0 ? 0 : (x >= hi ? hi : x);
 }
 
-/// cv.clipu with an immediate: clip to [0, 2^(bits-1) - 1] (bits in 1..31; bits = 9 gives 255).
-constexpr std::int32_t clipu(std::int32_t x, int bits) {
-  return clipu_r(x, static_cast<std::int32_t>((std::uint32_t{1} << (bits - 1)) - 1u));
+/// Clip to the unsigned range of p bits, [0, 2^p - 1] (p in 0..31; p = 8 gives [0, 255]): the GAP
+/// SDK's __CLIPU(x, p). (The p.clipu / cv.clipu instructions encode the same clip with the
+/// immediate p + 1; the name says bits of the result so that the two cannot be confused.)
+constexpr std::int32_t clipu_bits(std::int32_t x, int p) {
+  return clipu_r(x, static_cast<std::int32_t>((std::uint32_t{1} << p) - 1u));
 }
 
 /// cv.max / cv.min (signed).

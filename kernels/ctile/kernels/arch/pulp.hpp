@@ -28,11 +28,16 @@ inline std::uint32_t maxu4(std::uint32_t a, std::uint32_t b) {
   return std::bit_cast<std::uint32_t>(
       __builtin_pulp_maxu4(std::bit_cast<v4u>(a), std::bit_cast<v4u>(b)));
 }
+/// p.clipur: 0 if x <= 0, hi if x >= hi, else x (the GAP SDK's __CLIPU_R(x, hi)).
 inline std::int32_t clipu_r(std::int32_t x, std::int32_t hi) {
   return __builtin_pulp_clipu_r(x, hi);
 }
-inline std::int32_t clipu(std::int32_t x, int bits) {
-  return clipu_r(x, static_cast<std::int32_t>((std::uint32_t{1} << (bits - 1)) - 1u));
+/// Clip to the unsigned range of p bits, [0, 2^p - 1] (p in 0..31): the GAP SDK's
+/// __CLIPU(x, p), which is __builtin_pulp_clipu(x, 0, 2^p - 1), i.e. p.clipu with the
+/// immediate p + 1 (the RI5CY manual's p.clipu bound is 2^(Is2-1) - 1). Named for the bits of
+/// the result so that the SDK's parameter and the instruction's immediate cannot be confused.
+inline std::int32_t clipu_bits(std::int32_t x, int p) {
+  return clipu_r(x, static_cast<std::int32_t>((std::uint32_t{1} << p) - 1u));
 }
 inline std::int32_t max(std::int32_t a, std::int32_t b) {
   return a > b ? a : b;

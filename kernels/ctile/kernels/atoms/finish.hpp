@@ -321,12 +321,12 @@ template <int Kind, bool Clip, bool Bias, bool BN, int P, bool CM = false>
   }
 }
 
-/// Whether mm4x4_blocks runs as one CORE-V assembly statement (isa::mm4x4_run), which for
+/// Whether mm4x4_blocks runs as one assembly statement (isa::mm4x4_run: CORE-V, XpulpV2), which for
 /// kind 0 takes in quad_out::t_hi the bound of t >> shift, min(t_hi >> shift, hi), and applies
 /// it with one cv.clipur: the final clip is then free and needs no variant. It needs all 28
 /// allocatable registers, so unoptimized builds (whose frame pointer takes one) use the 4x2
 /// loops instead. Optimized builds must not keep the frame pointer (-fno-omit-frame-pointer).
-#if defined(CTILE_KERNELS_ISA_COREV) && defined(__OPTIMIZE__)
+#if defined(CTILE_KERNELS_ISA_LOOPS) && defined(__OPTIMIZE__)
 inline constexpr bool quad_fused = true;
 #else
 inline constexpr bool quad_fused = false;
@@ -355,7 +355,7 @@ template <int Kind, bool Clip, bool Bias, bool BN, bool CM = false>
                                                 const std::int8_t* w, const fast_requant& q,
                                                 const quad_out& o, int nb, int nq) {
   const long pixels = 4 * g.ps, outs = 4 * o.oc;
-#if defined(CTILE_KERNELS_ISA_COREV) && defined(__OPTIMIZE__)
+#if defined(CTILE_KERNELS_ISA_LOOPS) && defined(__OPTIMIZE__)
   (void)q;
   // The packed stores' steps: HWC, pixel to pixel (oc), then back to the next block's pixel 0;
   // channel-major, channel to channel (cs) throughout.

@@ -92,7 +92,7 @@ inline std::int32_t tail(const std::uint8_t* a, const std::int8_t* w, int from, 
   const std::int8_t* w1 = w + stride;
   const std::int8_t* w2 = w1 + stride;
   const std::int8_t* w3 = w2 + stride;
-#if defined(CTILE_KERNELS_ISA_COREV)
+#if defined(CTILE_KERNELS_ISA_LOOPS)
   if (words > 0) isa::mm4x2(a0, a1, w0, w1, w2, w3, words, acc);
 #else
   if (detail::aligned4(a0) && detail::aligned4(a1) && detail::aligned4(w) && (stride & 3) == 0)
@@ -121,7 +121,7 @@ inline std::int32_t tail(const std::uint8_t* a, const std::int8_t* w, int from, 
   const std::int8_t* w1 = w + stride;
   const std::int8_t* w2 = w1 + stride;
   const std::int8_t* w3 = w2 + stride;
-#if defined(CTILE_KERNELS_ISA_COREV)
+#if defined(CTILE_KERNELS_ISA_LOOPS)
   if (words > 0) isa::mm4x1(a0, w0, w1, w2, w3, words, acc);
 #else
   if (detail::aligned4(a0) && detail::aligned4(w) && (stride & 3) == 0)
@@ -141,7 +141,7 @@ inline std::int32_t tail(const std::uint8_t* a, const std::int8_t* w, int from, 
 [[gnu::always_inline]] inline std::int32_t dot(const std::uint8_t* a, const std::int8_t* w, int k,
                                                std::int32_t acc) {
   const int words = k / 4;
-#if defined(CTILE_KERNELS_ISA_COREV)
+#if defined(CTILE_KERNELS_ISA_LOOPS)
   if (words > 0) acc = isa::dot(a, w, words, acc);
 #else
   if (detail::aligned4(a) && detail::aligned4(w))
@@ -159,7 +159,7 @@ inline std::int32_t tail(const std::uint8_t* a, const std::int8_t* w, int from, 
 [[gnu::always_inline]] inline void mm4x2_rows(const std::uint8_t*& a0, const std::uint8_t*& a1,
                                               const rows_geometry& g, const std::int8_t*& w,
                                               std::int32_t (&s)[8]) {
-#if defined(CTILE_KERNELS_ISA_COREV)
+#if defined(CTILE_KERNELS_ISA_LOOPS)
   isa::mm4x2_rows(a0, a1, g, w, s);
 #else
   for (auto& v : s) v = 0;

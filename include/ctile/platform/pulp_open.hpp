@@ -1,0 +1,71 @@
+// The open PULP cluster (pulp-open: 8 RI5CY-class cores with XpulpV2, 64 KiB TCDM at 0x10000000,
+// mchan DMA, 512 KiB L2 at 0x1C000000) as programs built against pulp-runtime see it.
+#pragma once
+
+#include "ctile/hal/dma_limits.hpp"
+#include "ctile/platform/platform.hpp"
+
+/// Hot data in the cluster's L1. An object with static storage marked CTILE_L1_DATA goes to
+/// section CTILE_L1_SECTION (".ctile.l1" unless the build defines it otherwise), which the
+/// firmware's linker script maps to the cluster's L1 (for pulp-runtime:
+/// examples/firmware/cluster/ctile_l1.ld, inserted after the runtime's own L1 data, before its
+/// L1 heap). The executor's per-layer tables, the requantization constants and the fork
+/// descriptor are read on every tile: from L1 a load costs one cycle, from L2 about 15. Only
+/// for mutable objects of namespace or class scope (a section holds writable data or read-only
+/// data, not both; GCC ignores the attribute on variables of templates); the bytes
+/// they take must come off the L1 the plan may use (`platform::with_l1`). A build without such
+/// a script (the host, QEMU) names a section its linker already places with the data, e.g.
+/// -DCTILE_L1_SECTION=\".data.ctile_l1\".
+#ifndef CTILE_L1_SECTION
+#define CTILE_L1_SECTION ".ctile.l1"
+#endif
+#define CTILE_L1_DATA [[gnu::section(CTILE_L1_SECTION)]]
+/// The same in a section of its own (CTILE_L1_SECTION followed by `suffix`, e.g. ".fork"), for
+/// inline variables: their COMDAT sections may not share a name with ordinary ones.
+#define CTILE_L1_DATA_IN(suffix) [[gnu::section(CTILE_L1_SECTION suffix)]]
+
+namespace ctile {
+
+/// The cluster DMA (mchan v7) through pulp-runtime's plp_dma_memcpy / plp_dma_memcpy_2d: their
+/// size, 2-D stride and 2-D length arguments are `unsigned short` (16 bits; the hardware's
+/// length field has 17), so a command moves at most 65,535 B; planned commands are kept at a
+/// multiple of four below that (65,532 B) so that split pieces stay word-aligned. 16 transfer
+/// counters.
+inline constexpr hal::dma_limits pulp_open_dma{.max_command_bytes = 65532,
+                                               .length_field_max = 65535,
+                                               .max_line_bytes = 65535,
+                                               .max_stride = 65535,
+                                               .counters = 16,
+                                               .has_2d = true};
+
+/// pulp-open under pulp-runtime:
+/// - L1: the 64 KiB TCDM less 2 KiB for what the runtime keeps there (its L1 data sections, the
+///   allocator, the fork descriptor); the cluster stacks come from the same L1 heap,
+///   CLUSTER_STACK_SIZE for each of the 8 cores, core 0 included. The runtime's default (0x800)
+///   is too small for the executor on core 0 (its deepest chain of frames, from -fstack-usage
+///   at -Os: ~2.6 KB), so ctile's images build the runtime with CLUSTER_STACK_SIZE=0xC00 and
+///   the platform counts 3 KiB a core; a build that changes it changes `with_stacks` alike.
+/// - L2: 512 KiB, of which 128 KiB are kept for code (the runtime's and the firmware's), the
+///   runtime's data and the stacks of the fabric controller.
+/// - L3: none. pulp-runtime has no HyperRAM driver, so every plan must fit L2 (the HAL refuses
+///   a plan that needs L3 at compile time).
+/// - DMA: pulp_open_dma. Cluster clock ~50 MHz (GVSoC's default); the DMA cost figures are
+///   GAP-8's, not yet measured on this cluster.
+inline constexpr platform pulp_open = [] {
+  platform p = platform{}
+                   .named("pulp_open")
+                   .with_cores(8)
+                   .with_l1(64 * 1024 - 2 * 1024)
+                   .with_stacks(3072, 3072)
+                   .with_l2(512 * 1024)
+                   .with_code_reserve(128 * 1024)
+                   .with_l3(0);
+  p.dma_max_cmd_bytes = static_cast<int>(pulp_open_dma.length_field_max);
+  p.dma_max_2d_line = static_cast<int>(pulp_open_dma.max_line_bytes);
+  p.dma_max_2d_stride = static_cast<int>(pulp_open_dma.max_stride);
+  p.dma_safe_max_bytes = static_cast<int>(pulp_open_dma.max_command_bytes);
+  p.cluster_mhz = 50;
+  return p;
+}();
+
+}  // namespace ctile
