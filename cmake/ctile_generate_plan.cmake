@@ -18,7 +18,9 @@
 # L3 cascade in plan_of (re-checked by finish_network_imported). When Z3 times out on it, the
 # build fails, or with FALLBACK_SEARCH gets the per-layer plans and the greedy cascade.
 #
-# Needs the ctile-solve and ctile_solve_export targets (codegen/solve, CTILE_BUILD_CODEGEN).
+# Needs ctile-solve: the ctile-solve and ctile_solve_export targets of this build (codegen/solve,
+# CTILE_BUILD_CODEGEN), or an installed ctile whose tools were installed (CTILE_INSTALL_TOOLS;
+# find_package(ctile) then includes this file). A host build only: the exporter runs at build time.
 function(ctile_generate_plan)
   cmake_parse_arguments(G "FALLBACK_SEARCH;JOINT" "TARGET;NETWORK;TYPE;PLATFORM;PLATFORM_HEADER;NAME;TIMEOUT_MS" "" ${ARGN})
   foreach(required TARGET NETWORK TYPE)
@@ -32,8 +34,21 @@ function(ctile_generate_plan)
   if(NOT TARGET ${G_TARGET})
     message(FATAL_ERROR "ctile_generate_plan: ${G_TARGET} is not a target")
   endif()
-  if(NOT TARGET ctile-solve OR NOT TARGET ctile_solve_export)
-    message(FATAL_ERROR "ctile_generate_plan needs ctile-solve (build with CTILE_BUILD_CODEGEN=ON)")
+  # ctile-solve and the exporter's headers: from this build (codegen/solve), or from an
+  # installed ctile (find_package(ctile); the tools installed with CTILE_INSTALL_TOOLS=ON).
+  if(TARGET ctile-solve AND TARGET ctile_solve_export)
+    set(solve ctile-solve)
+    set(solve_export ctile_solve_export)
+  elseif(CTILE_SOLVE_EXECUTABLE AND TARGET ctile::solve_export)
+    set(solve "${CTILE_SOLVE_EXECUTABLE}")
+    set(solve_export ctile::solve_export)
+  else()
+    message(FATAL_ERROR "ctile_generate_plan needs ctile-solve: build ctile with "
+                        "CTILE_BUILD_CODEGEN=ON, or install it with CTILE_INSTALL_TOOLS=ON")
+  endif()
+  if(CMAKE_CROSSCOMPILING)
+    message(FATAL_ERROR "ctile_generate_plan compiles and runs an exporter on the build machine: "
+                        "call it in a host build and include the header it writes in the cross build")
   endif()
   if(NOT G_PLATFORM)
     set(G_PLATFORM "ctile::gap8")
@@ -79,7 +94,7 @@ int main(int argc, char** argv) {
 }
 " @ONLY)
   add_executable(${exporter} "${exporter_src}")
-  target_link_libraries(${exporter} PRIVATE ctile_solve_export)
+  target_link_libraries(${exporter} PRIVATE ${solve_export})
   # The exporter sees what the target sees (the network header's own includes).
   target_include_directories(${exporter} PRIVATE
     $<TARGET_PROPERTY:${G_TARGET},INCLUDE_DIRECTORIES>)
@@ -104,8 +119,8 @@ int main(int argc, char** argv) {
   endif()
   add_custom_command(
     OUTPUT "${header}"
-    COMMAND ctile-solve "${problems}" -o "${header}" --timeout ${G_TIMEOUT_MS} ${fallback} ${joint}
-    DEPENDS "${problems}" ctile-solve
+    COMMAND ${solve} "${problems}" -o "${header}" --timeout ${G_TIMEOUT_MS} ${fallback} ${joint}
+    DEPENDS "${problems}" ${solve}
     COMMENT "Solving the tiling of ${G_TYPE} with Z3"
     VERBATIM)
   add_custom_target(${G_TARGET}_${G_NAME}_plan DEPENDS "${stamp}" "${header}")

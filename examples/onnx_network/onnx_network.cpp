@@ -13,7 +13,7 @@
 #include <ctile/platform/gap8.hpp>
 #include <span>
 
-#include "common/run.hpp"
+#include <ctile/host/run.hpp>
 
 #define CTILE_CAT2(a, b) a##b
 #define CTILE_CAT(a, b) CTILE_CAT2(a, b)
@@ -95,7 +95,7 @@ int main() {
                   bad, g.count, g.k);
     }
   };
-  const int r = ctile::examples::run_network<Net, ctile::gap8>(
+  const int r = ctile::run_and_check<Net, ctile::gap8>(
       "onnx_network (" CTILE_ONNX_NAME ", imported by ctile-import)", params,
       std::span<const std::uint8_t>(input_values), against_golden);
   std::printf("%d/%d layers bit-exact against DORY's golden files\n", exact, seen);

@@ -402,9 +402,10 @@ void check_network_through_hal() {
 
   std::vector<std::uint8_t> l2v(static_cast<std::size_t>(E::required_l2_bytes), 0);
   regions.push_back({l2v.data(), l2v.size()});
-  E::stage(d.params, l2v.data(), nullptr);
-  std::copy(in.begin(), in.end(), l2v.begin() + E::input_l2_offset);
-  const auto quant = E::prepare(d.params);
+  ASSERT_TRUE(E::stage(d.params, l2v, {}).ok());
+  ASSERT_TRUE(E::load_input(in, l2v, {}).ok());
+  typename E::quant_plans quant{};
+  ASSERT_TRUE(E::prepare(d.params, quant).ok());
   std::vector<std::int64_t> bad(Net::size, -1);
 
   const auto hook = [&](const schedule::layer_output& o) {

@@ -151,15 +151,17 @@ TEST(Executor, BrokenScheduleIsCaught) {
   auto l1 = mem.arena(hal::mem_level::l1, static_cast<std::size_t>(E::required_l1_bytes), "L1");
   auto l2 = mem.arena(hal::mem_level::l2, static_cast<std::size_t>(E::required_l2_bytes), "L2");
   hal::host_l3 l3(mem, static_cast<std::size_t>(E::required_l3_bytes));
-  auto* l2p = reinterpret_cast<std::uint8_t*>(l2.data());
-  E::stage(d.params, l2p, reinterpret_cast<std::uint8_t*>(l3.data().data()));
-  std::memcpy(l2p + E::input_l2_offset, d.input.data(), d.input.size());
+  const auto l2b = schedule::bytes_of(l2), l3b = schedule::bytes_of(l3.data());
+  ASSERT_TRUE(E::stage(d.params, l2b, l3b).ok());
+  ASSERT_TRUE(E::load_input(d.input, l2b, l3b).ok());
+  E::quant_plans q{};
+  ASSERT_TRUE(E::prepare(d.params, q).ok());
   std::vector<std::string> problems;
   forgetful_dma dma(mem);
   hal::host_cluster cluster(8);
   schedule::exec_env<forgetful_dma, hal::host_cluster, schedule::sim_checks> env{
       dma, cluster, {&mem, &problems}, 8};
-  E::run(env, l3, E::prepare(d.params), reinterpret_cast<std::uint8_t*>(l1.data()), l2p);
+  ASSERT_TRUE(E::run(env, l3, q, schedule::bytes_of(l1), l2b).ok());
   mem.finish();
   EXPECT_GT(mem.count(hal::violation_kind::read_before_wait), 0u) << mem.report_text();
 }

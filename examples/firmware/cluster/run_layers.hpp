@@ -112,12 +112,18 @@ int run_layers(const char* title, const std::uint32_t (&want)[Net::size],
   static examples::synthetic<Net> data{1};
   alignas(8) static std::uint8_t l2[E::required_l2_bytes];
   typename Board::template l3_memory<E> l3;
-  E::stage(data.params, l2, l3.base());
-  std::uint8_t* in =
-      E::input_l2_offset >= 0 ? l2 + E::input_l2_offset : l3.base() + E::input_l3_offset;
-  for (std::size_t k = 0; k < data.input.size(); ++k) in[k] = data.input[k];
-  // The requantization constants, computed into the hot tables.
-  hot.quant = E::prepare(data.params);
+  // The L3 image (empty on a board without L3: the plan needs none there).
+  const std::span<std::uint8_t> l3b(l3.base(), static_cast<std::size_t>(E::required_l3_bytes));
+  // And the requantization constants, computed into the hot tables. Each step checks sizes.
+  for (const run_status s : {E::stage(data.params, l2, l3b), E::load_input(data.input, l2, l3b),
+                             E::prepare(data.params, hot.quant)}) {
+    if (!s.ok()) {
+      std::printf("error: layer %d: the %s given has %lld, expected %lld\n", s.layer,
+                  field_name(s.what), static_cast<long long>(s.got),
+                  static_cast<long long>(s.expected));
+      return 1;
+    }
+  }
   const schedule::plan_view view{hot.layers, hot.plans, hot.l2};
   std::uint8_t* l1 = Board::template l1<E::required_l1_bytes>();
   if (l1 == nullptr) {

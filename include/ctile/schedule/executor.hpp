@@ -17,6 +17,7 @@
 #include "ctile/network/network.hpp"
 #include "ctile/plan/network_plan.hpp"
 #include "ctile/schedule/conv_tiles.hpp"
+#include "ctile/schedule/status.hpp"
 #include "ctile/schedule/weight_layout.hpp"
 
 namespace ctile::schedule {
@@ -58,20 +59,46 @@ constexpr plan_view view_of(const std::array<layer, N>& ls, const network_plan<N
   return {ls, p.layers, p.l2};
 }
 
-/// Copies every layer's constant data where the plan wants it, laid out in the plan's blocks
-/// (weight_layout.hpp): into L3 at the plan's offsets (when weights live in L3), else into the
-/// resident area at the bottom of the L2 arena. Firmware that flashes L3 with this image, or
-/// links the data at those L2 offsets, skips it.
-inline void stage_weights(const plan_view& v, std::span<const layer_params> params,
-                          std::uint8_t* l2, std::uint8_t* l3) {
+/// Checks what stage_weights is given: one layer_params entry per layer, each array of the
+/// size the layer's shape implies (check_params), and L2 / L3 buffers holding every block the
+/// plan places there.
+inline run_status check_stage(const plan_view& v, std::span<const layer_params> params,
+                              std::size_t l2_bytes, std::size_t l3_bytes) {
+  using F = run_status::field;
+  const auto n = static_cast<std::int64_t>(v.layers.size());
+  if (auto s = exactly(F::params, -1, n, static_cast<std::int64_t>(params.size())); !s.ok())
+    return s;
+  if (auto s = status_of(check_params(v.layers, params)); !s.ok()) return s;
+  std::int64_t l2_end = 0, l3_end = 0;
   for (std::size_t i = 0; i < v.layers.size(); ++i) {
     const layer& l = v.layers[i];
     if (!l.has_weights()) continue;
     const layer_l2& s = v.l2[i];
-    std::uint8_t* base = s.l3_w >= 0 ? l3 + s.l3_w : l2 + s.w.offset;
+    std::int64_t& end = s.l3_w >= 0 ? l3_end : l2_end;
+    const std::int64_t e = (s.l3_w >= 0 ? s.l3_w : s.w.offset) + plan_detail::weight_bytes(l);
+    end = e > end ? e : end;
+  }
+  if (auto s = at_least(F::l2, -1, l2_end, static_cast<std::int64_t>(l2_bytes)); !s.ok()) return s;
+  return at_least(F::l3, -1, l3_end, static_cast<std::int64_t>(l3_bytes));
+}
+
+/// Copies every layer's constant data where the plan wants it, laid out in the plan's blocks
+/// (weight_layout.hpp): into L3 at the plan's offsets (when weights live in L3), else into the
+/// resident area at the bottom of the L2 arena. Firmware that flashes L3 with this image, or
+/// links the data at those L2 offsets, skips it. Checks the sizes first (check_stage) and
+/// copies nothing when one is wrong.
+inline run_status stage_weights(const plan_view& v, std::span<const layer_params> params,
+                                std::span<std::uint8_t> l2, std::span<std::uint8_t> l3) {
+  if (auto s = check_stage(v, params, l2.size(), l3.size()); !s.ok()) return s;
+  for (std::size_t i = 0; i < v.layers.size(); ++i) {
+    const layer& l = v.layers[i];
+    if (!l.has_weights()) continue;
+    const layer_l2& s = v.l2[i];
+    std::uint8_t* base = s.l3_w >= 0 ? l3.data() + s.l3_w : l2.data() + s.w.offset;
     pack_weights(l, weight_block_channels(l, v.plans[i]), params[i], base,
                  weight_block_k(l, v.plans[i]));
   }
+  return {};
 }
 
 namespace detail {
@@ -438,24 +465,70 @@ struct executor {
     }
   };
 
-  /// The exact requantization of every layer, proven over the ranges its data implies.
-  static quant_plans prepare(const typename Net::params& p) {
-    quant_plans q{};
+  // The run-time entry points check every size they are given against the network's shapes
+  // and the plan, and do nothing but return a run_status saying what is wrong when one is not
+  // right (status.hpp).
+
+  /// The exact requantization of every layer into `q`, proven over the ranges its data implies.
+  static run_status prepare(const typename Net::params& p, quant_plans& q) {
+    if (auto s = status_of(Net::check(p)); !s.ok()) return s;
     for (std::size_t i = 0; i < Net::size; ++i) q[i] = kernels::plan_for(Net::layers[i], p[i]);
-    return q;
+    return {};
   }
 
-  /// Copies the constant data to where the plan wants it (L3 image, or resident L2).
-  static void stage(const typename Net::params& p, std::uint8_t* l2, std::uint8_t* l3) {
-    schedule::stage_weights(schedule::view_of(Net::layers, plan), p, l2, l3);
+  /// Copies the constant data to where the plan wants it (L3 image, or resident L2): `l2` the
+  /// L2 arena (required_l2_bytes), `l3` the L3 image (required_l3_bytes; may be empty when the
+  /// plan uses no L3).
+  static run_status stage(const typename Net::params& p, std::span<std::uint8_t> l2,
+                          std::span<std::uint8_t> l3) {
+    return schedule::stage_weights(schedule::view_of(Net::layers, plan), p, l2, l3);
   }
 
-  /// Runs the network: `l1` of required_l1_bytes, `l2` of required_l2_bytes, `l3` an L3 HAL.
+  /// Copies the network input (input_shape.elements() bytes, HWC) to where the plan wants it:
+  /// the L2 arena at input_l2_offset, or the L3 image at input_l3_offset.
+  static run_status load_input(std::span<const std::uint8_t> input, std::span<std::uint8_t> l2,
+                               std::span<std::uint8_t> l3) {
+    using F = run_status::field;
+    const std::int64_t n = Net::input_shape.elements();
+    if (auto s = exactly(F::input, 0, n, static_cast<std::int64_t>(input.size())); !s.ok())
+      return s;
+    std::uint8_t* to = nullptr;
+    if constexpr (input_l2_offset >= 0) {
+      if (auto s = at_least(F::l2, -1, required_l2_bytes, static_cast<std::int64_t>(l2.size()));
+          !s.ok())
+        return s;
+      to = l2.data() + input_l2_offset;
+    } else {
+      if (auto s = at_least(F::l3, -1, required_l3_bytes, static_cast<std::int64_t>(l3.size()));
+          !s.ok())
+        return s;
+      to = l3.data() + input_l3_offset;
+    }
+    for (std::size_t k = 0; k < input.size(); ++k) to[k] = input[k];
+    return {};
+  }
+
+  /// Runs the network: `l1` of required_l1_bytes, `l2` of required_l2_bytes, `l3` an L3 HAL
+  /// (of required_l3_bytes, checked when the HAL tells its size()). The constant data must be
+  /// staged and the input loaded; `hook` sees every layer's output.
   template <class Env, hal::l3_memory M, class Hook = schedule::no_hook>
-  static void run(Env& env, M& l3, const quant_plans& q, std::uint8_t* l1, std::uint8_t* l2,
-                  Hook&& hook = {}) {
-    schedule::run_network(env, l3, schedule::view_of(Net::layers, plan), q, l1, l2,
+  static run_status run(Env& env, M& l3, const quant_plans& q, std::span<std::uint8_t> l1,
+                        std::span<std::uint8_t> l2, Hook&& hook = {}) {
+    using F = run_status::field;
+    if (auto s = at_least(F::l1, -1, required_l1_bytes, static_cast<std::int64_t>(l1.size()));
+        !s.ok())
+      return s;
+    if (auto s = at_least(F::l2, -1, required_l2_bytes, static_cast<std::int64_t>(l2.size()));
+        !s.ok())
+      return s;
+    if constexpr (requires { l3.size(); }) {
+      if (auto s = at_least(F::l3, -1, required_l3_bytes, static_cast<std::int64_t>(l3.size()));
+          !s.ok())
+        return s;
+    }
+    schedule::run_network(env, l3, schedule::view_of(Net::layers, plan), q, l1.data(), l2.data(),
                           static_cast<Hook&&>(hook), static_tiles{});
+    return {};
   }
 };
 
