@@ -338,6 +338,7 @@ int main() {
       conv_test(1, 3, 1, 0, 0, 6, 0, {split_kind::cols}, "conv1x3_d3_causal", fast[1], false, 1, 3);
   bad += conv_test(2, 2, 2, 2, 2, 2, 2, {split_kind::grid, 2, 4}, "conv2x2s2_pad2");
   bad += depthwise_test(generic_bn, "depthwise3x3_d2_pad3", 2, 3);
+  bad += depthwise_test(generic_bn, "depthwise3x3_pad3", 1, 3);
   bad += linear_test();
   bad += pool_add_test();
   std::printf("result=%s\n", bad == 0 ? "pass" : "FAIL");

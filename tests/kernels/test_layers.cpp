@@ -378,6 +378,8 @@ TEST(Kernels, DilatedAndOverPaddedConvAndDepthwise) {
     const bool dw = n % 3 == 2;
     const bool bn = uniform(g, 0, 1) == 1, bias = uniform(g, 0, 2) != 0;
     layer l = dilated_window(dw ? depthwise(1) : conv2d(uniform(g, 1, 9), 1), g, n % 4 % 3);
+    // Every fifth depthwise case dense with 3 rows (the register-rolling 3-row path).
+    if (dw && n % 5 == 0 && n % 4 % 3 == 0) l = l.kernel_size(3, uniform(g, 1, 4)).dilated(1);
     if (bias) l = l.with_bias();
     if (bn) l = l.bn();
     const extent2 e = l.window();

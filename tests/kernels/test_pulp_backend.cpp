@@ -95,6 +95,7 @@ TEST(PulpBackend, KernelsMatchTheReference) {
   check_layer({input(1, 30, 4), conv2d(5, 1, 3).dilated(8).padded(0, 0, 16, 0).requantized(1, 64)});
   check_layer({input(6, 6, 8), conv2d(4, 2).strides(2).padded(2).with_bias().requantized(1, 64)});
   check_layer({input(7, 6, 8), depthwise(3).dilated(2).padded(4).with_bias().requantized(5, 1024)});
+  check_layer({input(7, 6, 8), depthwise(3).padded(4, 3, 5, 3).with_bias().requantized(5, 1024)});
 }
 
 }  // namespace
