@@ -68,9 +68,12 @@ struct quant_case {
 constexpr quant_case generic_bn{{3000, (1 << 24) - 1, 0, 255}, true, true, -1};
 
 // `chw`: the output stored channel-major (channel co's plane of oh x ow from co * oh * ow).
+// `dh`, `dw`: the dilation (taps dh rows, dw columns apart).
 int conv_test(int kh, int kw, int s, int pt, int pb, int pl, int pr, core_split split,
-              const char* name, quant_case qc = generic_bn, bool chw = false) {
-  const int oh = (H + pt + pb - kh) / s + 1, ow = (W + pl + pr - kw) / s + 1;
+              const char* name, quant_case qc = generic_bn, bool chw = false, int dh = 1,
+              int dw = 1) {
+  const int oh = (H + pt + pb - ((kh - 1) * dh + 1)) / s + 1;
+  const int ow = (W + pl + pr - ((kw - 1) * dw + 1)) / s + 1;
   const requant q = qc.q;
   for (int oy = 0; oy < oh; ++oy)
     for (int ox = 0; ox < ow; ++ox)
@@ -78,7 +81,7 @@ int conv_test(int kh, int kw, int s, int pt, int pb, int pl, int pr, core_split 
         std::int64_t acc = 0;
         for (int ky = 0; ky < kh; ++ky)
           for (int kx = 0; kx < kw; ++kx) {
-            const int iy = oy * s - pt + ky, ix = ox * s - pl + kx;
+            const int iy = oy * s - pt + ky * dh, ix = ox * s - pl + kx * dw;
             if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
             for (int ci = 0; ci < C; ++ci)
               acc += x[(iy * W + ix) * C + ci] * w[((co * kh + ky) * kw + kx) * C + ci];
@@ -90,7 +93,7 @@ int conv_test(int kh, int kw, int s, int pt, int pb, int pl, int pr, core_split 
   tile_args a = base();
   a.out = out, a.h_out = oh, a.w_out = ow, a.c_out = CO;
   a.out_chw = chw;
-  a.kh = kh, a.kw = kw, a.sh = a.sw = s;
+  a.kh = kh, a.kw = kw, a.sh = a.sw = s, a.dh = dh, a.dw = dw;
   a.pad_t = pt, a.pad_b = pb, a.pad_l = pl, a.pad_r = pr;
   a.weights = w;
   a.bias = qc.bias ? bias : nullptr;
@@ -130,8 +133,9 @@ int pointwise_c4_test(quant_case qc, const char* name) {
   return report(name, out, want, H * w3 * CO);
 }
 
-int depthwise_test(quant_case qc, const char* name) {
-  const int oh = H, ow = W;  // 3x3 same
+// A 3x3 filter at dilation `d`, padding `p` on every side (default: same).
+int depthwise_test(quant_case qc, const char* name, int d = 1, int p = 1) {
+  const int oh = H + 2 * p - 2 * d, ow = W + 2 * p - 2 * d;
   const requant q = qc.q;
   for (int c = 0; c < C; ++c)
     for (int y = 0; y < H; ++y)
@@ -142,7 +146,7 @@ int depthwise_test(quant_case qc, const char* name) {
         std::int64_t acc = 0;
         for (int ky = 0; ky < 3; ++ky)
           for (int kx = 0; kx < 3; ++kx) {
-            const int iy = oy - 1 + ky, ix = ox - 1 + kx;
+            const int iy = oy - p + ky * d, ix = ox - p + kx * d;
             if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
             acc += x[(iy * W + ix) * C + c] * w[(c * 3 + ky) * 3 + kx];
           }
@@ -152,7 +156,8 @@ int depthwise_test(quant_case qc, const char* name) {
   tile_args a = base();
   a.in = xchw;
   a.out = out, a.h_out = oh, a.w_out = ow, a.c_out = C;
-  a.kh = a.kw = 3, a.pad_t = a.pad_b = a.pad_l = a.pad_r = 1;
+  a.kh = a.kw = 3, a.pad_t = a.pad_b = a.pad_l = a.pad_r = p;
+  a.dh = a.dw = d;
   a.weights = w;
   a.bias = qc.bias ? bias : nullptr;
   a.kappa = qc.bn ? kappa : nullptr, a.lambda = qc.bn ? lambda : nullptr;
@@ -476,6 +481,16 @@ int main() {
   bad += pointwise_c4_test(fast[2], "pointwise_c4_clip_bias_bn");
   bad += depthwise_test(generic_bn, "depthwise3x3");
   bad += depthwise_test({{3000, (1 << 24) - 1, 1, 200}, true, true, 3}, "depthwise3x3_lo");
+  // Dilation and padding as large as the kernel or larger: a 3x3 filter two apart with 3 on
+  // every side (the outer outputs are bias only), a 1-D causal filter of 3 taps three apart,
+  // a 2x2 stride-2 filter with 2 on every side; depthwise at dilation 2 with 3 on every side.
+  bad += conv_test(3, 3, 1, 3, 3, 3, 3, {split_kind::rows}, "conv3x3_d2_pad3", generic_bn, false, 2,
+                   2);
+  bad +=
+      conv_test(1, 3, 1, 0, 0, 6, 0, {split_kind::cols}, "conv1x3_d3_causal", fast[1], false, 1, 3);
+  bad += conv_test(2, 2, 2, 2, 2, 2, 2, {split_kind::grid, 2, 4}, "conv2x2s2_pad2");
+  bad += depthwise_test(generic_bn, "depthwise3x3_d2_pad3", 2, 3);
+  bad += depthwise_test(generic_bn, "depthwise3x3_pad3", 1, 3);
   bad += linear_test();
   bad += pool_add_test();
   bad += signed_test();

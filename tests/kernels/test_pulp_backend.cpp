@@ -106,6 +106,13 @@ TEST(PulpBackend, KernelsMatchTheReference) {
   check_layer({input(1, 3, 20), linear(7).with_bias().requantized(1, 300)});
   check_layer({input(6, 6, 8), maxpool(2)});
   check_layer({input(6, 6, 8), avgpool(2)});
+  // Dilated, and padded as much as the kernel or more.
+  check_layer({input(7, 9, 8),
+               conv2d(6, 3).dilated(2, 3).padded(3, 2, 4, 6).with_bias().requantized(3, 1000)});
+  check_layer({input(1, 30, 4), conv2d(5, 1, 3).dilated(8).padded(0, 0, 16, 0).requantized(1, 64)});
+  check_layer({input(6, 6, 8), conv2d(4, 2).strides(2).padded(2).with_bias().requantized(1, 64)});
+  check_layer({input(7, 6, 8), depthwise(3).dilated(2).padded(4).with_bias().requantized(5, 1024)});
+  check_layer({input(7, 6, 8), depthwise(3).padded(4, 3, 5, 3).with_bias().requantized(5, 1024)});
 }
 
 // Signed inputs go through the backend's sdotsp4 (signed x signed), lane by lane.

@@ -80,6 +80,13 @@ struct layer {
   /// `pad` is TensorFlow's SAME padding for the input, kernel and stride (set by `.same()`,
   /// resolved by shape inference: same_padding).
   bool same_pad = false;
+  extent2 dilation{1, 1};  ///< conv, depthwise: the step between kernel taps in the input
+
+  /// The input extent one output value reads, per axis: (k - 1) * d + 1 (the kernel itself
+  /// when not dilated). Every window computation (shapes, tiles, L1 sizes) uses this.
+  [[nodiscard]] constexpr extent2 window() const {
+    return {dilated_extent(kernel.h, dilation.h), dilated_extent(kernel.w, dilation.w)};
+  }
 
   // Channels: for conv/linear the output channels; for others inferred. `in_channels` is
   // optional (0 = infer), and checked when given.
@@ -194,6 +201,15 @@ struct layer {
     return c;
   }
   constexpr layer padded(int p) const { return padded(p, p, p, p); }
+  /// Dilated convolution: kernel taps `dh` rows and `dw` columns apart (1: dense).
+  constexpr layer dilated(int dh, int dw) const {
+    auto c = *this;
+    c.dilation = {dh, dw};
+    return c;
+  }
+  /// The same dilation on both axes. A 1-D layer (H = 1 or W = 1, kernel 1 on that axis) is
+  /// unaffected by the dilation along its unit axis.
+  constexpr layer dilated(int d) const { return dilated(d, d); }
   /// TensorFlow's "SAME" padding, for any stride: ceil(in / stride) outputs per axis, the
   /// total padding max((out - 1) * stride + k - in, 0) split with the smaller half before
   /// (same_padding). Shape inference sets it from the input; until then `pad` holds the

@@ -28,6 +28,8 @@ enum class problem : unsigned char {
   duplicate_name,
   bad_rescale,
   bad_input_range,
+  bad_dilation,
+  windows_miss_input,
 };
 
 /// The first problem found in a network (problem::none if there is none).
@@ -90,7 +92,20 @@ struct kernel_and_stride_must_be_positive {
 template <int Layer, auto Name, op Kind, int KernelH, int KernelW, int PadT, int PadB, int PadL,
           int PadR>
 struct padding_must_be_smaller_than_kernel {
-  static_assert(Layer < 0, "each side's padding must be smaller than the kernel along that axis");
+  static_assert(Layer < 0,
+                "each side's padding of a pool must be smaller than its window along that axis");
+};
+template <int Layer, auto Name, op Kind, int KernelH, int KernelW, int DilationH, int DilationW>
+struct dilation_must_be_positive_and_only_on_convolutions {
+  static_assert(Layer < 0,
+                "dilations must be at least 1, and only a conv or depthwise layer may be dilated");
+};
+template <int Layer, auto Name, op Kind, int WindowH, int WindowW, int PadT, int PadB, int PadL,
+          int PadR>
+struct every_window_lies_in_padding {
+  static_assert(Layer < 0,
+                "no output window of the layer reads its input along an axis: its padding "
+                "exceeds the input on that side");
 };
 template <int Layer, auto Name, op Kind, int Channels>
 struct channel_count_must_be_positive {
@@ -181,6 +196,12 @@ consteval auto error_for() {
         nullptr);
   } else if constexpr (D.what == problem::bad_input_range) {
     return static_cast<error::network_input_range_must_fit_8_bits<D.layer, v[0], v[1]>*>(nullptr);
+  } else if constexpr (D.what == problem::windows_miss_input) {
+    return static_cast<error::every_window_lies_in_padding<D.layer, name, D.kind, v[0], v[1], v[2],
+                                                           v[3], v[4], v[5]>*>(nullptr);
+  } else if constexpr (D.what == problem::bad_dilation) {
+    return static_cast<error::dilation_must_be_positive_and_only_on_convolutions<
+        D.layer, name, D.kind, v[0], v[1], v[2], v[3]>*>(nullptr);
   } else {
     return static_cast<no_error*>(nullptr);
   }
