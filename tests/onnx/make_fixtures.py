@@ -619,6 +619,127 @@ INVALID = [
 ]
 
 
+# Malformed cousins of the patterns recognized by meaning (bit-width attributes, opset-11 input
+# forms, pass-through nodes), each refused with the node, its op and the reason. Built after the
+# fixtures above from their own generator, so those stay as they were.
+prng = np.random.default_rng(20261126)
+
+
+def quant_small(name, conv_attrs=None, weights=None, clip=None, mid=None, opset=9):
+    """A conv, Mul 3, Add 5, Div 64, Floor, Clip: `mid(g, t)` may rewrite the tensor before the
+    Clip, `clip(g, t)` replaces the Clip."""
+    g = Graph(name, [1, 4, 6, 6], opset=opset)
+    w = weights if weights is not None else prng.integers(-5, 6, size=(4, 4, 3, 3)).astype(
+        np.float32)
+    attrs = dict(kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1], group=1)
+    attrs.update(conv_attrs or {})
+    c = g.node("Conv", [g.x_name, g.init(w)], **attrs)
+    t = g.node("Floor", [g.node("Div", [g.node("Add", [g.node("Mul", [c, g.const(3.0)]),
+                                                       g.const(5.0)]), g.const(64.0)])])
+    if mid:
+        t = mid(g, t)
+    g.outputs = [clip(g, t) if clip else g.node("Clip", [t], min=0.0, max=255.0)]
+    return g
+
+
+def bad_weight_bits():
+    w = prng.integers(-2, 2, size=(4, 4, 3, 3)).astype(np.float32)
+    w[2, 1, 1, 1] = 5.0  # outside the 2-bit range -2..1
+    return quant_small("bad_weight_bits", {"weight_bits": 2}, weights=w)
+
+
+def bad_weight_bits8():
+    w = prng.integers(-5, 6, size=(4, 4, 3, 3)).astype(np.float32)
+    w[0, 0, 0, 0] = 200.0
+    return quant_small("bad_weight_bits8", {"weight_bits": 8, "bias_bits": 32}, weights=w)
+
+
+def bad_bits_value():
+    return quant_small("bad_bits_value", {"weight_bits": 0})
+
+
+def bad_out_bits():
+    return quant_small("bad_out_bits", clip=lambda g, t: g.node("Clip", [t], min=0.0, max=255.0,
+                                                                 out_bits=4))
+
+
+def bad_mult_bits():
+    def mid(g, t):
+        return g.node("Floor", [g.node("Mul", [g.const(300.0), t], mult_bits=8)])
+    return quant_small("bad_mult_bits", mid=mid)
+
+
+def bad_add_bits():
+    def mid(g, t):
+        return g.node("Add", [g.const(-70000.0), t], add_bits=16)
+    return quant_small("bad_add_bits", mid=mid)
+
+
+def bad_unknown_attr():
+    return quant_small("bad_unknown_attr", clip=lambda g, t: g.node("Clip", [t], min=0.0,
+                                                                     max=255.0, scale_bits=8))
+
+
+def bad_clip_bound_vector():
+    return quant_small("bad_clip_bound_vector", opset=11, clip=lambda g, t: g.node(
+        "Clip", [t, g.const([0.0, 1.0]), g.const(255.0)]))
+
+
+def bad_clip_bound_activation():
+    return quant_small("bad_clip_bound_activation", opset=11, clip=lambda g, t: g.node(
+        "Clip", [t, g.x_name, g.const(255.0)]))
+
+
+def bad_pad_input():
+    return quant_small("bad_pad_input", opset=11, clip=lambda g, t: g.node("Pad", [
+        g.node("Clip", [t, g.const(0.0), g.const(255.0)]), g.const([0, 1, 1, 0], np.int64)]))
+
+
+def bad_dropout_training():
+    return quant_small("bad_dropout_training", opset=12, mid=lambda g, t: g.node(
+        "Dropout", [t, g.const(0.5), g.const(True, np.bool_)]))
+
+
+def bad_reshape():
+    return quant_small("bad_reshape", clip=lambda g, t: g.node("Reshape", [
+        g.node("Clip", [t], min=0.0, max=255.0), g.const([1, 4, 36], np.int64)]))
+
+
+def bad_cast_type():
+    return quant_small("bad_cast_type", mid=lambda g, t: g.node("Cast", [t],
+                                                                 to=TensorProto.STRING))
+
+
+INVALID_PATTERNS = [
+    (bad_weight_bits, r"Conv.*weight 5 leaves the range -2\.\.1 of weight_bits 2"),
+    (bad_weight_bits8, r"Conv.*weight 200 leaves the range -128\.\.127 of weight_bits 8"),
+    (bad_bits_value, r"Conv.*'weight_bits' = 0 is not a bit width"),
+    (bad_out_bits, r"Clip.*bounds \[0, 255\] do not fit out_bits 4"),
+    (bad_mult_bits, r"Mul.*factor 300 leaves the range -128\.\.127 of mult_bits 8"),
+    (bad_add_bits, r"Add.*addend -70000 leaves the range -32768\.\.32767 of add_bits 16"),
+    (bad_unknown_attr, r"Clip.*unsupported attribute 'scale_bits'"),
+    (bad_clip_bound_vector, r"Clip.*bound .* holds 2 values, a scalar is expected"),
+    (bad_clip_bound_activation, r"Clip.*must be a constant"),
+    (bad_pad_input, r"Pad.*'pads' must have 8 entries"),
+    (bad_dropout_training, r"Dropout.*training mode"),
+    (bad_reshape, r"Reshape.*only a Reshape to \[1, -1\]"),
+    (bad_cast_type, r"Cast.*data type 8 is not supported"),
+]
+
+
+def fx_pad_kernel():
+    """A 2x2 stride-2 conv with padding 2 on every side (as large as the kernel): output rows
+    and columns that lie wholly in the padding are bias + requantization only."""
+    g = Graph("pad_kernel", [1, 3, 6, 6])
+    x = g.x
+    c, acc = conv(g, g.x_name, x, 4, (2, 2), stride=(2, 2), pads=(2, 2, 2, 2), bias=True)
+    kappa, lam = prng.integers(1, 8, size=4), prng.integers(-50, 50, size=4)
+    y, v = nemo_requant(g, c, acc, kappa.astype(np.int64), lam.astype(np.int64))
+    g.anchor(v)
+    g.outputs = [y]
+    return g
+
+
 def main():
     root = sys.argv[1]
     os.makedirs(root, exist_ok=True)
@@ -660,7 +781,14 @@ def main():
     d = g.save(root)
     write_values(os.path.join(d, "input.txt"), "# input (shape %s)" % list(g.in_shape),
                  g.x.reshape(-1))
-    print("wrote %d valid, %d invalid fixtures to %s" % (len(names), len(INVALID) + 2, root))
+    for f, rx in INVALID_PATTERNS:
+        g = f()
+        d = g.save(root)
+        with open(os.path.join(d, "expect.txt"), "w") as fh:
+            fh.write(rx + "\n")
+    fx_pad_kernel().save(root)
+    print("wrote %d valid, %d invalid fixtures to %s" %
+          (len(names) + 1, len(INVALID) + len(INVALID_PATTERNS) + 2, root))
 
 
 if __name__ == "__main__":
