@@ -740,6 +740,52 @@ def fx_pad_kernel():
     return g
 
 
+def fx_multi_vector(root, name="multi_vector", vectors=3, corrupt=None):
+    """Several test vectors in DORY's multi-input layout (input_K.txt, out_K_layerJ.txt,
+    output_K.txt): conv 3x3 + requant, MaxPool 2x2, conv 1x1 + requant, Flatten, Gemm (int32,
+    the graph output). The expected values of every vector are computed here in numpy."""
+    vr = np.random.default_rng(20261127)
+    g = Graph(name, [1, 3, 8, 8])
+    w1 = vr.integers(-6, 7, size=(5, 3, 3, 3)).astype(np.int64)
+    w2 = vr.integers(-6, 7, size=(4, 5, 1, 1)).astype(np.int64)
+    wf = vr.integers(-20, 21, size=(6, 4 * 4 * 4)).astype(np.int64)
+    bf = vr.integers(-500, 500, size=6).astype(np.int64)
+
+    def requant(x_name, mul, add, div):
+        t = g.node("Floor", [g.node("Div", [g.node("Add", [g.node("Mul", [
+            g.const(float(mul)), x_name]), g.const(float(add))]), g.const(float(div))])])
+        return g.node("Clip", [t], min=0.0, max=255.0)
+
+    c1 = g.node("Conv", [g.x_name, g.init(w1)], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    r1 = requant(c1, 3, 40, 32)
+    p = g.node("MaxPool", [r1], kernel_shape=[2, 2], strides=[2, 2])
+    c2 = g.node("Conv", [p, g.init(w2)], kernel_shape=[1, 1])
+    r2 = requant(c2, 5, -7, 64)
+    f = g.node("Flatten", [r2], axis=1)
+    fc = g.node("Gemm", [f, g.init(wf), g.init(bf)], transB=1)
+    g.outputs = [fc]
+    d = g.save(root)
+    for f_ in os.listdir(d):
+        if f_.startswith("out_layer") or f_ == "input.txt":
+            os.remove(os.path.join(d, f_))
+    for k in range(vectors):
+        x = vr.integers(0, 256, size=(1, 3, 8, 8)).astype(np.int64)
+        y1 = np.clip(floordiv(3 * conv_np(x, w1, (1, 1), (1, 1, 1, 1), 1) + 40, 32), 0, 255)
+        y2 = pool_np(y1, (2, 2), (2, 2), "max")
+        y3 = np.clip(floordiv(5 * conv_np(y2, w2, (1, 1), (0, 0, 0, 0), 1) - 7, 64), 0, 255)
+        y4 = y3.reshape(1, -1) @ wf.T + bf  # ONNX flatten order (CHW)
+        outs = [y1, y2, y3, y4]
+        if corrupt is not None and corrupt[0] == k:
+            outs[corrupt[1]] = outs[corrupt[1]].copy()
+            outs[corrupt[1]].reshape(-1)[3] += 1
+        write_values(os.path.join(d, "input_%d.txt" % k), "# # input_%d (shape [8, 8, 3])" % k,
+                     hwc(x))
+        for j, v in enumerate(outs):
+            write_values(os.path.join(d, "out_%d_layer%d.txt" % (k, j)), "# # layer%d" % j,
+                         hwc(v))
+        write_values(os.path.join(d, "output_%d.txt" % k), "# # output_%d" % k, y4.reshape(-1))
+
+
 def main():
     root = sys.argv[1]
     os.makedirs(root, exist_ok=True)
@@ -787,6 +833,16 @@ def main():
         with open(os.path.join(d, "expect.txt"), "w") as fh:
             fh.write(rx + "\n")
     fx_pad_kernel().save(root)
+    fx_multi_vector(root)
+    fx_multi_vector(root, "multi_vector_corrupt", corrupt=(1, 2))
+    # A golden numbering that skips a layer: an extra file (of another size) between layers 1 and
+    # 2, the later files numbered one higher. Aligned by order and element count, all verify.
+    g = fx_tcn_1d()
+    g.name = "skip_golden"
+    d = g.save(root)
+    for k in range(len(g.goldens) - 1, 1, -1):
+        os.rename(os.path.join(d, "out_layer%d.txt" % k), os.path.join(d, "out_layer%d.txt" % (k + 1)))
+    write_values(os.path.join(d, "out_layer2.txt"), "extra (shape [7])", np.arange(7))
     print("wrote %d valid, %d invalid fixtures to %s" %
           (len(names) + 1, len(INVALID) + len(INVALID_PATTERNS) + 2, root))
 

@@ -11,8 +11,9 @@ namespace {
 int usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s DIR [--dump OUTDIR] [--platform gap8|host] [--l1 BYTES] [--l2 BYTES]\n"
-               "                 [--engine tiled|reference] [--drop-epilogue]\n"
-               "DIR holds model_int.onnx, input.txt and out_layerK.txt (DORY's format).\n",
+               "                 [--engine tiled|reference] [--drop-epilogue] [--json]\n"
+               "DIR holds model_int.onnx, input.txt and out_layerK.txt (DORY's format), or\n"
+               "test vectors input_K.txt with out_K_layerJ.txt and output_K.txt.\n",
                argv0);
   return 2;
 }
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
   verify_options o;
   std::string dir;
   std::string engine_name = "tiled";
+  bool json = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
@@ -49,6 +51,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "ctile-verify: --engine expects tiled or reference, got '%s'\n", v);
         return 2;
       }
+    } else if (a == "--json") {
+      json = true;
     } else if (a == "--drop-epilogue") {
       o.import.keep_epilogue = false;
     } else if (a == "-h" || a == "--help") {
@@ -79,13 +83,17 @@ int main(int argc, char** argv) {
         // A network the planner cannot fit still verifies, on the reference, and says so.
         const std::string what = e.what();
         if (what.rfind("the tiled runtime cannot plan", 0) != 0) throw;
-        std::printf("note: %s; verifying on the reference instead\n", what.c_str());
+        if (!json) std::printf("note: %s; verifying on the reference instead\n", what.c_str());
         r = verify_folder(dir, o, reference_engine());
+        r.notes.insert(r.notes.begin(), what + "; verified on the reference instead");
       }
     } else {
       r = verify_folder(dir, o, reference_engine());
     }
-    print_report(std::cout, r);
+    if (json)
+      print_json(std::cout, r);
+    else
+      print_report(std::cout, r);
     return r.ok() ? 0 : 1;
   } catch (const import_error& e) {
     std::fprintf(stderr, "ctile-verify: import failed: %s\n", e.what());
