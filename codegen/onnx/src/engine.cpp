@@ -22,7 +22,12 @@ engine reference_engine() {
 
 platform platform_of(const platform_options& o) {
   platform p = o.platform == "host" ? ctile::host : ctile::gap8;
+  if (o.stack_master >= 0)
+    p = p.with_stacks(o.stack_master, o.stack_worker >= 0 ? o.stack_worker : o.stack_master);
   if (o.l1 > 0) p = p.with_l1(static_cast<int>(o.l1));
+  if (o.l1_tiles > 0)
+    p = p.with_l1(static_cast<int>(o.l1_tiles) + p.l1_stack_master +
+                  (p.cores - 1) * p.l1_stack_worker);
   if (o.l2 > 0) p = p.with_l2(static_cast<int>(o.l2));
   return p;
 }

@@ -32,8 +32,19 @@ std::string validate(const platform_options& p) {
     return "unknown platform '" + p.platform + "' (known: gap8, host)";
   if (p.l1 < 0 || p.l1 > (std::int64_t{1} << 24)) return "--l1 must be between 1 B and 16 MiB";
   if (p.l2 < 0 || p.l2 > (std::int64_t{1} << 32)) return "--l2 must be between 1 B and 4 GiB";
+  if (p.l1_tiles < 0 || p.l1_tiles > (std::int64_t{1} << 24))
+    return "--l1-tiles must be between 1 B and 16 MiB";
+  if (p.l1 != 0 && p.l1_tiles != 0) return "--l1 and --l1-tiles exclude each other";
+  if (p.stack_master > (1 << 24) || p.stack_worker > (1 << 24)) return "--stacks too large";
+  const platform t = platform_of(p);
+  if (t.l1_budget() <= 0)
+    return "the L1 size (" + std::to_string(t.l1_bytes) +
+           " B) does not even hold the core stacks (" + std::to_string(t.l1_stack_master) + " + " +
+           std::to_string(t.cores - 1) + " x " + std::to_string(t.l1_stack_worker) +
+           " B); give the L1 left for tiles with --l1-tiles, or smaller stacks with --stacks";
   if (p.l1 != 0 && p.l2 != 0 && p.l1 > p.l2) return "--l1 larger than --l2";
-  if (p.platform == "gap8" && p.l1 > 64 * 1024) return "--l1 exceeds GAP-8's 64 KiB of L1";
+  if (p.platform == "gap8" && t.l1_bytes > 64 * 1024)
+    return "L1 of " + std::to_string(t.l1_bytes) + " B (stacks included) exceeds GAP-8's 64 KiB";
   if (p.platform == "gap8" && p.l2 > 512 * 1024) return "--l2 exceeds GAP-8's 512 KiB of L2";
   return {};
 }
