@@ -97,6 +97,39 @@ TEST(Network, RuntimeInferenceReportsTheFirstProblem) {
 
   std::vector<layer> rq{input(1, 1, 8), linear(4).requantized(1, 0)};
   EXPECT_EQ(infer(rq).what, problem::bad_requant);
+
+  std::vector<layer> dil{input(8, 8, 1), conv2d(1, 3).dilated(2, 0)};
+  const auto dd = infer(dil);
+  EXPECT_EQ(dd.what, problem::bad_dilation);
+  EXPECT_EQ(dd.v[2], 2);
+  EXPECT_EQ(dd.v[3], 0);
+  std::vector<layer> pool_dil{input(8, 8, 1), maxpool(2).dilated(2)};
+  EXPECT_EQ(infer(pool_dil).what, problem::bad_dilation);
+  std::vector<layer> pool_pad{input(8, 8, 1), avgpool(2).padded(2)};
+  EXPECT_EQ(infer(pool_pad).what, problem::padding_not_smaller_than_kernel);
+  // The dilated window (3 - 1) * 4 + 1 = 9 does not fit 8 rows.
+  std::vector<layer> wide{input(8, 8, 1), conv2d(1, 3).dilated(4)};
+  const auto wd = infer(wide);
+  EXPECT_EQ(wd.what, problem::window_too_large);
+  EXPECT_EQ(wd.v[0], 9);
+}
+
+TEST(Network, DilationWidensTheWindowAndConvolutionsTakeAnyPadding) {
+  // TCN style: a 1-D input of 256 steps, kernels of 3 taps at dilation 2, 4, 8 with causal
+  // padding (k - 1) * d on the left.
+  using tcn =
+      network<input(1, 256, 4), conv2d(8, 1, 3).dilated(2).padded(0, 0, 4, 0),
+              conv2d(8, 1, 3).dilated(4).padded(0, 0, 8, 0),
+              depthwise(1, 5).dilated(1, 8).padded(0, 0, 32, 0), conv2d(8, 1, 3).dilated(8)>;
+  EXPECT_EQ(tcn::layers[1].out, (shape{1, 256, 8}));
+  EXPECT_EQ(tcn::layers[2].window(), (extent2{1, 9}));
+  EXPECT_EQ(tcn::layers[3].out, (shape{1, 256, 8}));
+  EXPECT_EQ(tcn::layers[4].out, (shape{1, 256 - 16, 8}));
+  // Padding as large as the kernel or larger: 2x2 stride 2 with 2 on every side.
+  using wide = network<input(6, 6, 1), conv2d(2, 2).strides(2).padded(2),
+                       depthwise(3).dilated(2).padded(5, 4, 0, 6)>;
+  EXPECT_EQ(wide::layers[1].out, (shape{5, 5, 2}));
+  EXPECT_EQ(wide::layers[2].out, (shape{5 + 9 - 5 + 1, 5 + 6 - 5 + 1, 2}));
 }
 
 TEST(Network, OneDimensionalNetworksAreHeightOne) {

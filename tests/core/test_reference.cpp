@@ -1,6 +1,9 @@
 // The reference on small cases computed by hand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include <ctile/ctile.hpp>
 #include <ctile/reference/reference.hpp>
 #include <vector>
@@ -129,6 +132,89 @@ TEST(Reference, ResidualAddWithPerInputRescale) {
   EXPECT_EQ(y[0], 15 + 2);
   EXPECT_EQ(y[1], 150 + 63);  // (100 * 3 + 1) >> 1 = 150, 255 >> 2 = 63
   EXPECT_EQ(y[2], 255);
+}
+
+TEST(Reference, DilatedConvHandComputed) {
+  // 1-D: a 1x7 input, 3 taps two apart (window 5), padding 2 each side, stride 1.
+  const layer l =
+      inferred({input(1, 7, 1), conv2d(1, 1, 3).dilated(2).padded(0, 0, 2, 2).requantized(1, 1)});
+  EXPECT_EQ(l.window(), (extent2{1, 5}));
+  EXPECT_EQ(l.out, (shape{1, 7, 1}));
+  const std::int8_t w[3] = {1, 10, 100};
+  const values x = {1, 2, 3, 4, 5, 6, 7};
+  const values y = reference::run_layer(l, {w}, x);
+  // y[i] = x[i-2] + 10 x[i] + 100 x[i+2], zero outside 0..6 (then clipped to 255).
+  EXPECT_EQ(y[0], 10 * 1 + 100 * 3 > 255 ? 255 : 10 * 1 + 100 * 3);
+  EXPECT_EQ(y[4], 3 + 10 * 5 + 100 * 7 > 255 ? 255 : 3 + 10 * 5 + 100 * 7);
+  const std::int8_t w2[3] = {1, 2, 3};
+  const values y2 = reference::run_layer(l, {w2}, x);
+  EXPECT_EQ(y2, (values{0 + 2 * 1 + 3 * 3, 2 * 2 + 3 * 4, 1 + 2 * 3 + 3 * 5, 2 + 2 * 4 + 3 * 6,
+                        3 + 2 * 5 + 3 * 7, 4 + 2 * 6, 5 + 2 * 7}));
+}
+
+// A dilated convolution is the dense convolution whose kernel has d - 1 zeros stuffed between
+// taps: checks the reference's dilation against its dense path, for conv and depthwise.
+TEST(Reference, DilatedConvEqualsDenseConvWithZeroStuffedKernel) {
+  std::uint32_t seed = 12345;
+  const auto next = [&](int lo, int hi) {
+    seed = seed * 1664525u + 1013904223u;
+    return lo + static_cast<int>((seed >> 8) % static_cast<std::uint32_t>(hi - lo + 1));
+  };
+  for (int trial = 0; trial < 60; ++trial) {
+    const bool dw = trial % 3 == 2;
+    const int kh = next(1, 3), kw = next(1, 3), dh = next(1, 4), dw_ = next(1, 4);
+    const int sh = next(1, 3), sw = next(1, 3);
+    const padding pad{next(0, 5), next(0, 5), next(0, 5), next(0, 5)};
+    const int c = next(1, 3), co = dw ? c : next(1, 3);
+    const int eh = (kh - 1) * dh + 1, ew = (kw - 1) * dw_ + 1;
+    const int h = std::max(1, eh - pad.t - pad.b) + next(0, 4);
+    const int w = std::max(1, ew - pad.l - pad.r) + next(0, 4);
+    const layer base = dw ? depthwise(kh, kw) : conv2d(co, kh, kw);
+    const layer l = inferred({input(h, w, c), base.dilated(dh, dw_)
+                                                  .strides(sh, sw)
+                                                  .padded(pad.t, pad.b, pad.l, pad.r)
+                                                  .with_bias()
+                                                  .requantized(1, 3)});
+    const layer dense = inferred({input(h, w, c), (dw ? depthwise(eh, ew) : conv2d(co, eh, ew))
+                                                      .strides(sh, sw)
+                                                      .padded(pad.t, pad.b, pad.l, pad.r)
+                                                      .with_bias()
+                                                      .requantized(1, 3)});
+    ASSERT_EQ(l.out, dense.out);
+    const int ci = dw ? 1 : c;
+    std::vector<std::int8_t> wt(static_cast<std::size_t>(co * kh * kw * ci));
+    for (auto& v : wt) v = static_cast<std::int8_t>(next(-128, 127));
+    std::vector<std::int8_t> stuffed(static_cast<std::size_t>(co * eh * ew * ci), 0);
+    for (int o = 0; o < co; ++o)
+      for (int ky = 0; ky < kh; ++ky)
+        for (int kx = 0; kx < kw; ++kx)
+          for (int i = 0; i < ci; ++i)
+            stuffed[static_cast<std::size_t>(((o * eh + ky * dh) * ew + kx * dw_) * ci + i)] =
+                wt[static_cast<std::size_t>(((o * kh + ky) * kw + kx) * ci + i)];
+    std::vector<std::int32_t> bias(static_cast<std::size_t>(co));
+    for (auto& v : bias) v = next(-300, 300);
+    values x(static_cast<std::size_t>(h * w * c));
+    for (auto& v : x) v = next(0, 255);
+    const values a = reference::run_layer(l, {wt, bias}, x);
+    const values b = reference::run_layer(dense, {stuffed, bias}, x);
+    ASSERT_EQ(a, b) << "trial " << trial;
+  }
+}
+
+TEST(Reference, PaddingLargerThanKernelGivesBiasOnlyRows) {
+  // 2x2 kernel, stride 2, pads 2 on every side: the outer ring of outputs reads only padding.
+  const layer l = inferred({input(4, 4, 1), conv2d(1, 2).strides(2).padded(2).with_bias()});
+  EXPECT_EQ(l.out, (shape{4, 4, 1}));
+  const std::int8_t w[4] = {1, 1, 1, 1};
+  const std::int32_t bias[1] = {7};
+  values x(16);
+  for (int i = 0; i < 16; ++i) x[static_cast<std::size_t>(i)] = i;
+  const values y = reference::run_layer(l, {w, bias}, x);
+  // Output (1,1) reads input rows/cols 0..1: 0 + 1 + 4 + 5 + 7.
+  EXPECT_EQ(y[5], 17);
+  EXPECT_EQ(y[10], 10 + 11 + 14 + 15 + 7);
+  for (int i : {0, 1, 2, 3, 4, 7, 8, 11, 12, 13, 14, 15})
+    EXPECT_EQ(y[static_cast<std::size_t>(i)], 7);
 }
 
 }  // namespace

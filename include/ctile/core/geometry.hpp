@@ -32,6 +32,11 @@ struct padding {
   static constexpr padding all(int p) { return {p, p, p, p}; }
 };
 
+/// The input extent a kernel of `k` taps spans at dilation `d`: (k - 1) * d + 1.
+constexpr int dilated_extent(int k, int d) {
+  return (k - 1) * d + 1;
+}
+
 /// Output extent of a sliding window: floor((in + pads - k) / s) + 1, or 0 when the window
 /// does not fit even once.
 constexpr int window_out(int in, int pad_lo, int pad_hi, int k, int s) {

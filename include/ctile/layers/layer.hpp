@@ -64,6 +64,13 @@ struct layer {
   extent2 kernel{1, 1};  ///< {0, 0} on an avgpool means global
   extent2 stride{1, 1};
   padding pad{};
+  extent2 dilation{1, 1};  ///< conv, depthwise: the step between kernel taps in the input
+
+  /// The input extent one output value reads, per axis: (k - 1) * d + 1 (the kernel itself
+  /// when not dilated). Every window computation (shapes, tiles, L1 sizes) uses this.
+  [[nodiscard]] constexpr extent2 window() const {
+    return {dilated_extent(kernel.h, dilation.h), dilated_extent(kernel.w, dilation.w)};
+  }
 
   // Channels: for conv/linear the output channels; for others inferred. `in_channels` is
   // optional (0 = infer), and checked when given.
@@ -164,6 +171,15 @@ struct layer {
     return c;
   }
   constexpr layer padded(int p) const { return padded(p, p, p, p); }
+  /// Dilated convolution: kernel taps `dh` rows and `dw` columns apart (1: dense).
+  constexpr layer dilated(int dh, int dw) const {
+    auto c = *this;
+    c.dilation = {dh, dw};
+    return c;
+  }
+  /// The same dilation on both axes. A 1-D layer (H = 1 or W = 1, kernel 1 on that axis) is
+  /// unaffected by the dilation along its unit axis.
+  constexpr layer dilated(int d) const { return dilated(d, d); }
   /// "Same" padding for stride 1: (k-1)/2 before, k/2 after, on each axis.
   constexpr layer same() const {
     return padded((kernel.h - 1) / 2, kernel.h / 2, (kernel.w - 1) / 2, kernel.w / 2);

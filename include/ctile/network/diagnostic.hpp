@@ -25,6 +25,7 @@ enum class problem : unsigned char {
   bad_requant,
   duplicate_name,
   bad_rescale,
+  bad_dilation,
 };
 
 /// The first problem found in a network (problem::none if there is none).
@@ -87,7 +88,13 @@ struct kernel_and_stride_must_be_positive {
 template <int Layer, auto Name, op Kind, int KernelH, int KernelW, int PadT, int PadB, int PadL,
           int PadR>
 struct padding_must_be_smaller_than_kernel {
-  static_assert(Layer < 0, "each side's padding must be smaller than the kernel along that axis");
+  static_assert(Layer < 0,
+                "each side's padding of a pool must be smaller than its window along that axis");
+};
+template <int Layer, auto Name, op Kind, int KernelH, int KernelW, int DilationH, int DilationW>
+struct dilation_must_be_positive_and_only_on_convolutions {
+  static_assert(Layer < 0,
+                "dilations must be at least 1, and only a conv or depthwise layer may be dilated");
 };
 template <int Layer, auto Name, op Kind, int Channels>
 struct channel_count_must_be_positive {
@@ -155,6 +162,9 @@ consteval bool report() {
     (void)error::two_layers_share_a_name<D.layer, name, v[0]>{};
   } else if constexpr (D.what == problem::bad_rescale) {
     (void)error::residual_rescale_shift_out_of_range<D.layer, name, v[0], v[1]>{};
+  } else if constexpr (D.what == problem::bad_dilation) {
+    (void)error::dilation_must_be_positive_and_only_on_convolutions<D.layer, name, D.kind, v[0],
+                                                                    v[1], v[2], v[3]>{};
   }
   return D.ok();
 }

@@ -117,18 +117,28 @@ constexpr diagnostic infer(std::span<layer> ls) {
         d.v[0] = l.kernel.h, d.v[1] = l.kernel.w, d.v[2] = l.stride.h, d.v[3] = l.stride.w;
         return d;
       }
-      if (l.pad.t >= l.kernel.h || l.pad.b >= l.kernel.h || l.pad.l >= l.kernel.w ||
-          l.pad.r >= l.kernel.w) {
+      const bool conv_like = l.kind == op::conv || l.kind == op::depthwise;
+      if (l.dilation.h <= 0 || l.dilation.w <= 0 ||
+          (!conv_like && (l.dilation.h != 1 || l.dilation.w != 1))) {
+        auto d = fault(problem::bad_dilation, i, l);
+        d.v[0] = l.kernel.h, d.v[1] = l.kernel.w, d.v[2] = l.dilation.h, d.v[3] = l.dilation.w;
+        return d;
+      }
+      // A convolution takes any padding: outputs whose window lies wholly in padding are the
+      // bias and requantization alone. A pool's window must hold at least one input value.
+      if (!conv_like && (l.pad.t >= l.kernel.h || l.pad.b >= l.kernel.h || l.pad.l >= l.kernel.w ||
+                         l.pad.r >= l.kernel.w)) {
         auto d = fault(problem::padding_not_smaller_than_kernel, i, l);
         d.v[0] = l.kernel.h, d.v[1] = l.kernel.w;
         d.v[2] = l.pad.t, d.v[3] = l.pad.b, d.v[4] = l.pad.l, d.v[5] = l.pad.r;
         return d;
       }
-      const int oh = window_out(l.in.h, l.pad.t, l.pad.b, l.kernel.h, l.stride.h);
-      const int ow = window_out(l.in.w, l.pad.l, l.pad.r, l.kernel.w, l.stride.w);
+      const extent2 win = l.window();
+      const int oh = window_out(l.in.h, l.pad.t, l.pad.b, win.h, l.stride.h);
+      const int ow = window_out(l.in.w, l.pad.l, l.pad.r, win.w, l.stride.w);
       if (oh <= 0 || ow <= 0) {
         auto d = fault(problem::window_too_large, i, l);
-        d.v[0] = l.kernel.h, d.v[1] = l.kernel.w;
+        d.v[0] = win.h, d.v[1] = win.w;
         d.v[2] = l.in.h + l.pad.t + l.pad.b, d.v[3] = l.in.w + l.pad.l + l.pad.r;
         return d;
       }

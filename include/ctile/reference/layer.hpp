@@ -52,8 +52,8 @@ constexpr void run_layer_into(const layer& l, const layer_params& p,
             std::int64_t acc = 0;
             for (int ky = 0; ky < l.kernel.h; ++ky)
               for (int kx = 0; kx < l.kernel.w; ++kx) {
-                const int iy = oy * l.stride.h - l.pad.t + ky;
-                const int ix = ox * l.stride.w - l.pad.l + kx;
+                const int iy = oy * l.stride.h - l.pad.t + ky * l.dilation.h;
+                const int ix = ox * l.stride.w - l.pad.l + kx * l.dilation.w;
                 if (iy < 0 || iy >= is.h || ix < 0 || ix >= is.w) continue;  // zero padding
                 if (l.kind == op::depthwise) {
                   const auto wi = (static_cast<std::size_t>(co) * l.kernel.h + ky) *
