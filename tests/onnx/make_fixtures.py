@@ -518,7 +518,7 @@ def small(name, conv_attrs=None, weights=None, extra=None, opset=9):
 
 
 def bad_dilation():
-    return small("bad_dilation", {"dilations": [2, 2]})
+    return small("bad_dilation", {"dilations": [0, 2]})
 
 
 def bad_groups():
@@ -608,7 +608,7 @@ INVALID = [
     (bad_unclipped, r"not clipped to an unsigned range"),
     (bad_fraction, r"Clip.*not an integer"),
     (bad_broadcast, r"Mul.*does not broadcast along the channel axis"),
-    (bad_dilation, r"Conv.*dilation 2"),
+    (bad_dilation, r"Conv.*bad dilation 0"),
     (bad_groups, r"Conv.*group 2"),
     (bad_weight, r"Conv.*weight 0\.5.* not an 8-bit signed integer"),
     (bad_constant, r"Mul.*not an integer"),
@@ -705,6 +705,15 @@ def bad_reshape():
         g.node("Clip", [t], min=0.0, max=255.0), g.const([1, 4, 36], np.int64)]))
 
 
+def bad_pool_dilation():
+    return quant_small("bad_pool_dilation", clip=lambda g, t: g.node("MaxPool", [
+        g.node("Clip", [t], min=0.0, max=255.0)], kernel_shape=[2, 2], dilations=[2, 2]))
+
+
+def bad_dilations_length():
+    return quant_small("bad_dilations_length", {"dilations": [2]})
+
+
 def bad_cast_type():
     return quant_small("bad_cast_type", mid=lambda g, t: g.node("Cast", [t],
                                                                  to=TensorProto.STRING))
@@ -724,6 +733,8 @@ INVALID_PATTERNS = [
     (bad_dropout_training, r"Dropout.*training mode"),
     (bad_reshape, r"Reshape.*only a Reshape to \[1, -1\]"),
     (bad_cast_type, r"Cast.*data type 8 is not supported"),
+    (bad_pool_dilation, r"MaxPool.*unsupported attribute: dilation 2"),
+    (bad_dilations_length, r"Conv.*'dilations' has 1 entries, 2 expected"),
 ]
 
 
@@ -786,6 +797,48 @@ def fx_multi_vector(root, name="multi_vector", vectors=3, corrupt=None):
         write_values(os.path.join(d, "output_%d.txt" % k), "# # output_%d" % k, y4.reshape(-1))
 
 
+def dilate(w, dh, dw):
+    """A kernel with (d - 1) zeros between taps: the dilated convolution as a dense one."""
+    o, c, kh, kw = w.shape
+    z = np.zeros((o, c, (kh - 1) * dh + 1, (kw - 1) * dw + 1), dtype=w.dtype)
+    z[:, :, ::dh, ::dw] = w
+    return z
+
+
+def fx_dilated():
+    """Dilated convolutions: 2-D 3x3 with dilation (2, 3) and padding (2, 3) (as large as the
+    kernel), depthwise 3x3 dilation 2, and a 1-D-style 1x3 with dilation 4 (TCN). Expected
+    values from dense convolutions with zero-stuffed kernels."""
+    dr = np.random.default_rng(20261128)
+    g = Graph("dilated", [1, 3, 12, 14])
+
+    def dconv(x_name, x, cout, k, dil, pads=(0, 0, 0, 0), group=1):
+        cin = x.shape[1]
+        w = dr.integers(-9, 10, size=(cout, cin // group, k[0], k[1])).astype(np.int64)
+        t, b, l, r = pads
+        out = g.node("Conv", [x_name, g.init(w)], kernel_shape=list(k), pads=[t, l, b, r],
+                     dilations=list(dil), group=group)
+        return out, conv_np(x, dilate(w, *dil), (1, 1), pads, group)
+
+    def rq(x_name, acc):
+        c = acc.shape[1]
+        kappa = dr.integers(1, 6, size=c).astype(np.int64)
+        lam = dr.integers(-100, 100, size=c).astype(np.int64)
+        return nemo_requant(g, x_name, acc, kappa, lam)
+
+    c1, a1 = dconv(g.x_name, g.x, 6, (3, 3), (2, 3), pads=(2, 2, 3, 3))
+    y1n, y1 = rq(c1, a1)
+    g.anchor(y1)
+    c2, a2 = dconv(y1n, y1, 6, (3, 3), (2, 2), pads=(2, 2, 2, 2), group=6)
+    y2n, y2 = rq(c2, a2)
+    g.anchor(y2)
+    c3, a3 = dconv(y2n, y2, 4, (1, 3), (1, 4), pads=(0, 0, 8, 0))
+    y3n, y3 = rq(c3, a3)
+    g.anchor(y3)
+    g.outputs = [y3n]
+    return g
+
+
 def main():
     root = sys.argv[1]
     os.makedirs(root, exist_ok=True)
@@ -833,6 +886,7 @@ def main():
         with open(os.path.join(d, "expect.txt"), "w") as fh:
             fh.write(rx + "\n")
     fx_pad_kernel().save(root)
+    fx_dilated().save(root)
     fx_multi_vector(root)
     fx_multi_vector(root, "multi_vector_corrupt", corrupt=(1, 2))
     # A golden numbering that skips a layer: an extra file (of another size) between layers 1 and

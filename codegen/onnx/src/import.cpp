@@ -168,6 +168,9 @@ std::string problem_text(const diagnostic& d, const layer& l) {
     case problem::padding_not_smaller_than_kernel:
       return "padding not smaller than the kernel is not supported by this ctile (" + geometry +
              ")";
+    case problem::bad_dilation:
+      return "a dilation below 1, or a dilation on a pooling (dilation " +
+             std::to_string(l.dilation.h) + "x" + std::to_string(l.dilation.w) + ")";
     case problem::window_too_large:
       return "the window is larger than the padded input (" + geometry + ")";
     case problem::bad_geometry:
@@ -887,8 +890,13 @@ void importer::on_conv() {
   const i64 cin = in.dims[1];
   const auto ap = attr_string("auto_pad");
   if (!ap.empty() && ap != "NOTSET" && ap != "VALID") fail("unsupported attribute auto_pad=" + ap);
-  for (i64 dl : attr_ints("dilations"))
-    if (dl != 1) fail("unsupported attribute: dilation " + std::to_string(dl));
+  auto dil = attr_ints("dilations");
+  if (dil.empty()) dil.assign(sp, 1);
+  if (dil.size() != sp)
+    fail("'dilations' has " + std::to_string(dil.size()) + " entries, " + std::to_string(sp) +
+         " expected");
+  for (i64 dl : dil)
+    if (dl < 1 || dl > 1024) fail("bad dilation " + std::to_string(dl) + " (1..1024)");
   const auto ks = attr_ints("kernel_shape");
   if (!ks.empty() && (ks.size() != sp || ks.back() != kw || (!one_d && ks[0] != kh)))
     fail("kernel_shape does not match the weights");
@@ -928,11 +936,12 @@ void importer::on_conv() {
                 : depthwise(static_cast<int>(kh), static_cast<int>(kw));
   padding p = in.f == form::padded ? in.pad : padding{};
   if (one_d) {
-    l = l.strides(1, static_cast<int>(strides[0]));
+    l = l.strides(1, static_cast<int>(strides[0])).dilated(1, static_cast<int>(dil[0]));
     p.l += static_cast<int>(pads[0]);
     p.r += static_cast<int>(pads[1]);
   } else {
-    l = l.strides(static_cast<int>(strides[0]), static_cast<int>(strides[1]));
+    l = l.strides(static_cast<int>(strides[0]), static_cast<int>(strides[1]))
+            .dilated(static_cast<int>(dil[0]), static_cast<int>(dil[1]));
     p.t += static_cast<int>(pads[0]);
     p.l += static_cast<int>(pads[1]);
     p.b += static_cast<int>(pads[2]);
@@ -974,9 +983,11 @@ void importer::on_conv() {
       one_d ? 1 : static_cast<int>(in.dims[2]) - (in.f == form::padded ? in.pad.t + in.pad.b : 0);
   const int iw =
       static_cast<int>(in.dims[one_d ? 2 : 3]) - (in.f == form::padded ? in.pad.l + in.pad.r : 0);
-  const int oh = window_out(ih, p.t, p.b, static_cast<int>(kh), l.stride.h);
-  const int ow = window_out(iw, p.l, p.r, static_cast<int>(kw), l.stride.w);
-  if (oh <= 0 || ow <= 0) fail("the kernel is larger than the padded input");
+  // A dilated kernel reads a window of (k - 1) * d + 1 input values per axis.
+  const extent2 win = l.window();
+  const int oh = window_out(ih, p.t, p.b, win.h, l.stride.h);
+  const int ow = window_out(iw, p.l, p.r, win.w, l.stride.w);
+  if (oh <= 0 || ow <= 0) fail("the (dilated) kernel is larger than the padded input");
   value out;
   out.f = form::chain;
   out.layer = open_layer(l, std::move(d));
