@@ -156,4 +156,68 @@ TEST(Network, ChecksBoundDataSizes) {
   EXPECT_EQ(r.got, 5);
 }
 
+// Range analysis: each tensor's range proven from the input's, the clips and the sums.
+using signed_net = network<input(8, 8, 4).signed_bits(2),                 //
+                           conv2d(8, 3).same().requantized(1, 8, -8, 7),  //
+                           maxpool(2),                                    //
+                           conv2d(8, 1).unsigned_bits(4).named("u4"),     //
+                           avgpool(2).unclipped()>;
+static_assert(signed_net::layers[0].out_range == value_range{-2, 1});
+static_assert(signed_net::layers[1].in_range == value_range{-2, 1});
+static_assert(signed_net::layers[1].out_range == value_range{-8, 7});
+static_assert(signed_net::layers[2].out_range == value_range{-8, 7});  // a max keeps the range
+static_assert(signed_net::layers[3].in_range == value_range{-8, 7});
+static_assert(signed_net::layers[3].out_range == value_range{0, 15});
+static_assert(signed_net::layers[4].out_range == value_range{0, 15});  // floor(4 * 15 / 4)
+
+// A residual Mul(32) -> Add -> Div(32) -> Floor without Clip over two 8-bit inputs: 0..510.
+using wide_sum = network<input(4, 4, 2), conv2d(2, 1).named("a"), conv2d(2, 1).named("b"),
+                         add("a")
+                             .scaled(0, {32, 0, 0, false})
+                             .scaled(1, {32, 0, 0, false})
+                             .requantized(1, 32)
+                             .unclipped()>;
+static_assert(wide_sum::layers[3].out_range == value_range{0, 510});
+static_assert(!wide_sum::layers[3].out_range.fits_8bit());
+// The same sum over two 7-bit inputs provably stays within 8 bits: 0..254.
+using narrow_sum = network<input(4, 4, 2), conv2d(2, 1).unsigned_bits(7).named("a"),
+                           conv2d(2, 1).unsigned_bits(7).named("b"),
+                           add("a")
+                               .scaled(0, {32, 0, 0, false})
+                               .scaled(1, {32, 0, 0, false})
+                               .requantized(1, 32)
+                               .unclipped()>;
+static_assert(narrow_sum::layers[3].out_range == value_range{0, 254});
+static_assert(narrow_sum::layers[3].out_range.fits_8bit());
+
+TEST(Network, RangesOfSignedAndSubByteTensors) {
+  // Signed inputs widen an unclipped add's range below zero; a clip bounds it.
+  std::vector<layer> ls{input(2, 2, 1).signed_bits(4), conv2d(1, 1).signed_bits(4).named("a"),
+                        add(0, 1).requantized(1, 1).unclipped(),
+                        add(0, 1).requantized(1, 2).range(-3, 3)};
+  ASSERT_TRUE(infer(ls).ok());
+  EXPECT_EQ(ls[2].out_range, (value_range{-16, 14}));
+  EXPECT_EQ(ls[3].out_range, (value_range{-3, 3}));
+  // A raw classifier's range is int32's.
+  std::vector<layer> fc{input(1, 1, 4), linear(3).raw()};
+  ASSERT_TRUE(infer(fc).ok());
+  EXPECT_EQ(fc[1].out_range, no_clip);
+}
+
+TEST(Network, RangesThatDoNotFitAnEightBitContainerAreErrors) {
+  std::vector<layer> in{input(2, 2, 1).range(0, 300), conv2d(1, 1)};
+  auto d = infer(in);
+  EXPECT_EQ(d.what, problem::bad_input_range);
+  EXPECT_EQ(d.v[1], 300);
+  std::vector<layer> both{input(2, 2, 1), conv2d(1, 1).range(-1, 200)};
+  EXPECT_EQ(infer(both).what, problem::bad_requant);
+  // A weighted layer's unclipped range would depend on its data: refused.
+  std::vector<layer> conv{input(2, 2, 1), conv2d(1, 1).unclipped()};
+  d = infer(conv);
+  EXPECT_EQ(d.what, problem::bad_requant);
+  EXPECT_EQ(d.layer, 1);
+  std::vector<layer> ok{input(2, 2, 1).range(-128, 127), conv2d(1, 1).range(-128, 127)};
+  EXPECT_TRUE(infer(ok).ok());
+}
+
 }  // namespace

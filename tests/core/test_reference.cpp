@@ -6,6 +6,7 @@
 
 #include <ctile/ctile.hpp>
 #include <ctile/reference/reference.hpp>
+#include <random>
 #include <vector>
 
 namespace {
@@ -215,6 +216,131 @@ TEST(Reference, PaddingLargerThanKernelGivesBiasOnlyRows) {
   EXPECT_EQ(y[10], 10 + 11 + 14 + 15 + 7);
   for (int i : {0, 1, 2, 3, 4, 7, 8, 11, 12, 13, 14, 15})
     EXPECT_EQ(y[static_cast<std::size_t>(i)], 7);
+}
+
+// ---- Signed and sub-byte ranges, sums wider than 8 bits.
+
+TEST(Requant, SignedClipFloorsTowardsMinusInfinity) {
+  // floor, not truncation: -5 / 4 = -1.25 -> -2 (truncation would give -1).
+  EXPECT_EQ(apply(requant{1, 4, -8, 7}, -5), -2);
+  EXPECT_EQ(apply(requant{1, 4, -8, 7}, -9), -3);
+  EXPECT_EQ(apply(requant{1, 4, -2, 1}, -40), -2);  // signed 2-bit clip
+  EXPECT_EQ(apply(requant{1, 4, -2, 1}, 40), 1);
+  EXPECT_EQ(apply(requant{1, 1, 0, 3}, 40), 3);  // unsigned 2-bit clip
+  EXPECT_EQ(requant({1, 1, -8, 7}).bits(), 4);
+  EXPECT_EQ(signed_range(2), (value_range{-2, 1}));
+  EXPECT_EQ(unsigned_range(4), (value_range{0, 15}));
+  EXPECT_EQ((value_range{-128, 127}).bits(), 8);
+  EXPECT_EQ((value_range{0, 358}).bits(), 9);
+  EXPECT_FALSE((value_range{0, 358}).fits_8bit());
+  EXPECT_FALSE((value_range{-1, 128}).fits_8bit());
+  EXPECT_TRUE((value_range{-2, 1}).fits_8bit());
+}
+
+// An independent oracle for the signed-input property sweep: a plain int loop over a dense
+// NCHW-free layout, written from the definition (no code shared with the reference).
+struct plain_conv {
+  int h, w, c, co, k, stride, pad;
+  int oh() const { return (h + 2 * pad - k) / stride + 1; }
+  int ow() const { return (w + 2 * pad - k) / stride + 1; }
+  // out[y][x][o] = clip(floor(sum x * w * m / d), lo, hi)
+  std::vector<int> run(const std::vector<int>& in, const std::vector<int>& wt, bool dw, int m,
+                       int d, int lo, int hi) const {
+    std::vector<int> out;
+    for (int y = 0; y < oh(); ++y)
+      for (int x = 0; x < ow(); ++x)
+        for (int o = 0; o < co; ++o) {
+          long long acc = 0;
+          for (int i = 0; i < k; ++i)
+            for (int j = 0; j < k; ++j) {
+              const int iy = y * stride + i - pad, ix = x * stride + j - pad;
+              if (iy < 0 || ix < 0 || iy >= h || ix >= w) continue;
+              if (dw) {
+                acc += static_cast<long long>(in[(iy * w + ix) * c + o]) * wt[(o * k + i) * k + j];
+              } else {
+                for (int ci = 0; ci < c; ++ci)
+                  acc += static_cast<long long>(in[(iy * w + ix) * c + ci]) *
+                         wt[((o * k + i) * k + j) * c + ci];
+              }
+            }
+          long long num = acc * m;
+          long long q = num / d;
+          if (num % d != 0 && num < 0) --q;  // floor
+          out.push_back(static_cast<int>(q < lo ? lo : (q > hi ? hi : q)));
+        }
+    return out;
+  }
+};
+
+TEST(Reference, SignedAndSubByteInputsMatchAPlainLoop) {
+  std::mt19937 rng(7);
+  const value_range ins[] = {signed_range(8),   signed_range(2),   signed_range(4),
+                             unsigned_range(2), unsigned_range(4), unsigned_range(8)};
+  const value_range outs[] = {signed_range(2),   signed_range(4),   signed_range(8),
+                              unsigned_range(2), unsigned_range(4), unsigned_range(8)};
+  int cases = 0;
+  for (const value_range in : ins)
+    for (const value_range oc : outs)
+      for (const bool dw : {false, true}) {
+        const plain_conv g{5, 6, 3, dw ? 3 : 4, 3, 1 + cases % 2, 1};
+        const layer decl = dw ? depthwise(3).strides(g.stride).padded(1)
+                              : conv2d(g.co, 3).strides(g.stride).padded(1);
+        const layer l = inferred(
+            {input(g.h, g.w, g.c).range(in.lo, in.hi), decl.requantized(3, 16, oc.lo, oc.hi)});
+        ASSERT_EQ(l.in_range, in);
+        ASSERT_EQ(l.out_range, oc);
+        std::uniform_int_distribution<int> xv(in.lo, in.hi), wv(-128, 127);
+        std::vector<int> x(static_cast<std::size_t>(g.h * g.w * g.c)), w;
+        for (auto& v : x) v = xv(rng);
+        w.resize(static_cast<std::size_t>(l.weight_count()));
+        for (auto& v : w) v = wv(rng);
+        const std::vector<std::int8_t> w8(w.begin(), w.end());
+        const values xs(x.begin(), x.end());
+        const values y = reference::run_layer(l, {w8, {}, {}, {}}, xs);
+        const std::vector<int> want = g.run(x, w, dw, 3, 16, oc.lo, oc.hi);
+        ASSERT_EQ(y, values(want.begin(), want.end())) << "in " << in.lo << ".." << in.hi;
+        ++cases;
+      }
+  EXPECT_EQ(cases, 72);
+}
+
+TEST(Reference, SignedLinearAndPools) {
+  // Linear: signed inputs times signed weights, signed 4-bit output.
+  const layer fc = inferred({input(1, 1, 3).signed_bits(8), linear(2).requantized(1, 8, -8, 7)});
+  const std::int8_t w[6] = {1, -2, 3, -4, 5, -6};
+  const values x = {-100, 50, -7};
+  // o0 = -100 - 100 - 21 = -221 -> floor(-221 / 8) = -28 -> -8; o1 = 400 + 250 + 42 = 692 -> 7.
+  EXPECT_EQ(reference::run_layer(fc, {w, {}, {}, {}}, x), (values{-8, 7}));
+  const std::int8_t w2[6] = {1, 1, 1, 0, 0, 1};
+  // o0 = -57 -> floor(-57 / 8) = -8 (-7.1 floors to -8); o1 = -7 -> -1.
+  EXPECT_EQ(reference::run_layer(fc, {w2, {}, {}, {}}, x), (values{-8, -1}));
+  // Max pool of negative values with padding: the padding (skipped) never wins.
+  const layer pp =
+      inferred({input(2, 2, 1).signed_bits(8), maxpool(2).strides(1).padded(1, 0, 1, 0)});
+  EXPECT_EQ(pp.out_range, signed_range(8));
+  EXPECT_EQ(reference::run_layer(pp, {}, values{-5, -1, -2, -3}), (values{-5, -1, -2, -1}));
+  // Average of signed values floors: (-1 - 2 - 3 + 1) / 4 = -1.25 -> -2.
+  const layer ap = inferred({input(2, 2, 1).signed_bits(4), avgpool(2).range(-8, 7)});
+  EXPECT_EQ(reference::run_layer(ap, {}, values{-1, -2, -3, 1}), (values{-2}));
+}
+
+TEST(Reference, UnclippedResidualSumIsCarriedWide) {
+  // Mul(32) -> Add -> Div(32) -> Floor, no Clip: 200 + 158 = 358 does not fit 8 bits.
+  std::vector<layer> ls{input(1, 1, 2), conv2d(2, 1).named("a"), conv2d(2, 1).from("a"),
+                        add("a")
+                            .scaled(0, {32, 0, 0, false})
+                            .scaled(1, {32, 0, 0, false})
+                            .requantized(1, 32)
+                            .unclipped()};
+  ASSERT_TRUE(infer(ls).ok());
+  EXPECT_EQ(ls[3].out_range, (value_range{0, 510}));
+  const values a = {200, 7}, b = {158, 9};
+  EXPECT_EQ(reference::run_layer(ls[3], {}, a, b), (values{358, 16}));
+  // On request, DORY's saturation to the container.
+  ls[3] = ls[3].saturating();
+  ASSERT_TRUE(infer(ls).ok());
+  EXPECT_EQ(ls[3].out_range, (value_range{0, 255}));
+  EXPECT_EQ(reference::run_layer(ls[3], {}, a, b), (values{255, 16}));
 }
 
 }  // namespace

@@ -66,10 +66,11 @@ layer_case make_case(std::vector<layer> ls, rng_t& g) {
     for (auto& v : c.lambda) v = uniform(g, -100000, 100000);
   }
   c.x.resize(static_cast<std::size_t>(l.in.elements()));
-  for (auto& v : c.x) v = uniform(g, 0, 255);
+  // Inputs over the layer's proven input ranges (signed ones held as two's complement).
+  for (auto& v : c.x) v = uniform(g, l.in_range.lo, l.in_range.hi);
   if (l.kind == op::add) {
     c.x2.resize(c.x.size());
-    for (auto& v : c.x2) v = uniform(g, 0, 255);
+    for (auto& v : c.x2) v = uniform(g, l.in2_range.lo, l.in2_range.hi);
   }
   c.ref = reference::run_layer(l, c.params(), c.x, c.x2);
   return c;
@@ -220,8 +221,11 @@ struct tile_run {
       const auto plane = static_cast<std::size_t>(b.h_out) * static_cast<std::size_t>(b.w_out);
       return (i % c_out) * plane + i / c_out;
     };
+    const bool s8 = c.l.out_range.is_signed();  // signed outputs: two's-complement bytes
     for (std::size_t i = 0; i < want.size(); ++i) {
-      const std::int32_t got = raw ? out32[where(i)] : out8[where(i)];
+      const std::uint8_t byte = out8[where(i)];
+      const std::int32_t got =
+          raw ? out32[where(i)] : (s8 ? std::int32_t{static_cast<std::int8_t>(byte)} : byte);
       if (got != want[i])
         return ::testing::AssertionFailure()
                << op_name(c.l.kind) << " output " << i << ": got " << got << " want " << want[i]
@@ -490,6 +494,66 @@ TEST(Kernels, ResidualAddWithRescale) {
     SCOPED_TRACE("add case " + std::to_string(n));
     check_case(c, g, 3);
   }
+}
+
+// Signed and sub-byte ranges through every kernel: inputs signed 8/4/2-bit and unsigned
+// 4/2-bit, outputs clipped to signed or unsigned 8/4/2-bit ranges; every tile, split and core
+// count as above.
+TEST(Kernels, SignedAndSubByteRanges) {
+  rng_t g(21);
+  const value_range ins[] = {signed_range(8), signed_range(4), signed_range(2), unsigned_range(4),
+                             unsigned_range(2)};
+  const value_range outs[] = {signed_range(8),   signed_range(4),   signed_range(2),
+                              unsigned_range(8), unsigned_range(4), unsigned_range(2)};
+  int n = 0;
+  for (const value_range ir : ins)
+    for (const value_range orr : outs) {
+      for (int kind = 0; kind < 7; ++kind, ++n) {
+        const kernel_shape k = conv_kernels[n % 7];
+        layer l;
+        switch (kind) {
+          case 0:
+            l = random_window(conv2d(uniform(g, 1, 9), k.kh, k.kw), g, k).with_bias();
+            break;
+          case 1:
+            l = pointwise(uniform(g, 1, 9)).strides(uniform(g, 1, 2));
+            break;
+          case 2:
+            l = random_window(depthwise(k.kh, k.kw), g, k).bn();
+            break;
+          case 3:
+            l = linear(uniform(g, 1, 9)).with_bias();
+            break;
+          case 4:
+            l = random_window(maxpool(k.kh, k.kw), g, k);
+            break;
+          case 5:
+            l = random_window(avgpool(k.kh, k.kw), g, k);
+            break;
+          default:
+            l = add(0, 1)
+                    .scaled(0, {uniform(g, 1, 9), uniform(g, -20, 20), uniform(g, 0, 3), false})
+                    .scaled(1, {uniform(g, -3, 9), 0, uniform(g, 0, 2), true});
+        }
+        const layer in = input_for(l, g, uniform(g, 1, 10)).range(ir.lo, ir.hi);
+        std::vector<layer> ls{in, l};
+        if (kind == 6) ls.insert(ls.begin() + 1, maxpool(1));
+        ASSERT_TRUE(infer(ls).ok());
+        if (kind != 4) {  // a max pool keeps its input's range
+          const double t = kind == 5   ? 64.0 * ls.back().kernel.h * ls.back().kernel.w
+                           : kind == 6 ? 64.0
+                                       : typical_t(ls.back(), kind == 2) / 2;
+          const requant q = pick_quant(g, t * 160.0 / std::max(2, orr.hi - orr.lo));
+          ls.back() = ls.back().requantized(q.m, q.d, orr.lo, orr.hi);
+        }
+        const layer_case c = make_case(ls, g);
+        ASSERT_EQ(c.l.in_range, ir);
+        SCOPED_TRACE(std::string(op_name(c.l.kind)) + " in " + std::to_string(ir.lo) + ".." +
+                     std::to_string(ir.hi) + " out " + std::to_string(orr.lo) + ".." +
+                     std::to_string(orr.hi) + " case " + std::to_string(n));
+        check_case(c, g, 2);
+      }
+    }
 }
 
 // The 3x3 conv of the speed target (out 24x4x32, in 32 channels), threads and barrier.

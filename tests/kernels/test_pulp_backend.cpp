@@ -58,7 +58,9 @@ void check_layer(std::vector<layer> ls) {
   std::vector<std::int32_t> bias(static_cast<std::size_t>(l.channel_params()), 0);
   for (auto& v : bias) v = static_cast<std::int32_t>(g() % 4001) - 2000;
   std::vector<std::int32_t> x32(static_cast<std::size_t>(l.in.elements()));
-  for (auto& v : x32) v = static_cast<std::int32_t>(g() % 256);
+  const value_range r = l.in_range;  // signed inputs as two's-complement bytes below
+  for (auto& v : x32)
+    v = r.lo + static_cast<std::int32_t>(g() % static_cast<unsigned>(r.hi - r.lo + 1));
   const layer_params p{
       w, l.bias ? std::span<const std::int32_t>(bias) : std::span<const std::int32_t>{}};
   const reference::values want = reference::run_layer(l, p, x32, x32);
@@ -78,8 +80,10 @@ void check_layer(std::vector<layer> ls) {
   a.in = in.data(), a.in2 = in.data(), a.out = out.data();
   a.scratch = reinterpret_cast<std::uint8_t*>(scratch.data());
   for (a.core = 0; a.core < 3; ++a.core) run(kind_of(l), a);
+  const bool s = l.out_range.is_signed();
   for (std::size_t i = 0; i < want.size(); ++i)
-    ASSERT_EQ(out[i], want[i]) << op_name(l.kind) << " " << i;
+    ASSERT_EQ(s ? std::int32_t{static_cast<std::int8_t>(out[i])} : std::int32_t{out[i]}, want[i])
+        << op_name(l.kind) << " " << i;
 }
 
 TEST(PulpBackend, KernelsMatchTheReference) {
@@ -89,6 +93,18 @@ TEST(PulpBackend, KernelsMatchTheReference) {
   check_layer({input(1, 3, 20), linear(7).with_bias().requantized(1, 300)});
   check_layer({input(6, 6, 8), maxpool(2)});
   check_layer({input(6, 6, 8), avgpool(2)});
+}
+
+// Signed inputs go through the backend's sdotsp4 (signed x signed), lane by lane.
+TEST(PulpBackend, SignedInputsMatchTheReference) {
+  check_layer({input(7, 5, 12).signed_bits(8),
+               conv2d(10, 3).same().with_bias().requantized(3, 1000, -128, 127)});
+  check_layer({input(6, 5, 16).signed_bits(4), pointwise(9).requantized(1, 64, -8, 7)});
+  check_layer(
+      {input(7, 6, 8).signed_bits(8), depthwise(3).same().with_bias().requantized(5, 1024, 0, 15)});
+  check_layer({input(1, 3, 20).signed_bits(2), linear(7).with_bias().requantized(1, 30, -2, 1)});
+  check_layer({input(6, 6, 8).signed_bits(8), maxpool(2)});
+  check_layer({input(6, 6, 8).signed_bits(8), avgpool(2).range(-128, 127)});
 }
 
 }  // namespace

@@ -50,8 +50,8 @@ struct source {
   friend constexpr bool operator==(const source&, const source&) = default;
 };
 
-/// What a layer writes: unsigned activations (requantized), or raw 32-bit accumulators
-/// (a final classifier's logits).
+/// What a layer writes: activations in 8-bit containers (requantized; unsigned or signed, see
+/// `layer::out_range`), or raw 32-bit accumulators (a final classifier's logits).
 enum class output_kind : std::uint8_t { u8, i32 };
 
 /// A layer, fully described. Shapes (`in`, `out`) and resolved sources (`src`) are filled in
@@ -81,8 +81,13 @@ struct layer {
   bool bias = false;       ///< int32 bias per output channel added to the accumulator
   bool batchnorm = false;  ///< kappa/lambda int32 per output channel
   bool requantize = true;  ///< apply `quant`; a linear layer without it outputs int32
+  /// The clip of the requantization (`quant.lo`, `quant.hi`) is the range of values the layer
+  /// may write; on the input layer it is the declared range of the network input.
   requant quant{};
   rescale in_scale[2]{};  ///< residual add: per-input rescaling
+  /// Clip the output to its 8-bit container (0..255, or -128..127 for a signed range) when
+  /// its proven range is wider: DORY-compatible saturation, only on request.
+  bool saturate = false;
 
   // Connectivity: inputs (two for add).
   source sources[2]{};
@@ -92,6 +97,11 @@ struct layer {
   shape in{};
   shape in2{};
   shape out{};
+  /// Proven value ranges of the inputs and the output (range analysis over the network:
+  /// the input's declared range, clips, sums; see `ctile::infer`).
+  value_range in_range{};
+  value_range in2_range{};
+  value_range out_range{};
 
   /// For an input layer: the input shape (declared).
   shape declared{};
@@ -202,6 +212,35 @@ struct layer {
     c.quant = {m, d, lo, hi};
     return c;
   }
+  /// The range of values the layer writes: on the network input, the declared input range
+  /// (default 0..255); on a requantized layer, the clip bounds (same as `requantized`'s lo, hi).
+  /// Signed ranges (lo < 0) are held as two's complement in 8-bit containers.
+  constexpr layer range(int lo, int hi) const {
+    auto c = *this;
+    c.quant.lo = lo;
+    c.quant.hi = hi;
+    return c;
+  }
+  /// `range` of b-bit two's-complement values: -2^(b-1)..2^(b-1)-1 (b = 2: -2..1).
+  constexpr layer signed_bits(int b) const {
+    const value_range r = signed_range(b);
+    return range(r.lo, r.hi);
+  }
+  /// `range` of b-bit unsigned values: 0..2^b-1 (b = 4: 0..15).
+  constexpr layer unsigned_bits(int b) const {
+    const value_range r = unsigned_range(b);
+    return range(r.lo, r.hi);
+  }
+  /// No clip after the requantization (residual add, average pool): the output range is
+  /// proven from the input ranges, and may be wider than 8 bits.
+  constexpr layer unclipped() const { return range(no_clip.lo, no_clip.hi); }
+  /// Saturate the output to its 8-bit container when its proven range is wider (DORY's
+  /// behaviour; changes the result of a network whose sums exceed the container).
+  constexpr layer saturating() const {
+    auto c = *this;
+    c.saturate = true;
+    return c;
+  }
   /// Output raw int32 accumulators (linear layers only: a final classifier).
   constexpr layer raw() const {
     auto c = *this;
@@ -236,7 +275,8 @@ struct layer {
 
 // ---- The vocabulary.
 
-/// The network input, H x W x C (HWC, u8). A 1-D input is 1 x W x C.
+/// The network input, H x W x C (HWC, u8 by default; `.signed_bits(b)`, `.unsigned_bits(b)`
+/// or `.range(lo, hi)` declare another range). A 1-D input is 1 x W x C.
 constexpr layer input(int h, int w, int c) {
   layer l;
   l.kind = op::input;

@@ -26,6 +26,7 @@ enum class problem : unsigned char {
   duplicate_name,
   bad_rescale,
   bad_dilation,
+  bad_input_range,
 };
 
 /// The first problem found in a network (problem::none if there is none).
@@ -108,7 +109,12 @@ struct int32_output_cannot_feed_another_layer {
 template <int Layer, auto Name, op Kind, int M, int D, int Lo, int Hi>
 struct requantization_out_of_range {
   static_assert(Layer < 0,
-                "requantization needs d > 0 and 0 <= lo <= hi <= 255 (activations are u8)");
+                "requantization needs d > 0 and a clip lo <= hi inside an 8-bit container "
+                "(0..255 or -128..127); only an add or an average pool may be unclipped");
+};
+template <int Layer, int Lo, int Hi>
+struct network_input_range_must_fit_8_bits {
+  static_assert(Layer < 0, "the network input's range must be lo <= hi inside 0..255 or -128..127");
 };
 template <int Layer, auto Name, int FirstLayerWithThatName>
 struct two_layers_share_a_name {
@@ -165,6 +171,8 @@ consteval bool report() {
   } else if constexpr (D.what == problem::bad_dilation) {
     (void)error::dilation_must_be_positive_and_only_on_convolutions<D.layer, name, D.kind, v[0],
                                                                     v[1], v[2], v[3]>{};
+  } else if constexpr (D.what == problem::bad_input_range) {
+    (void)error::network_input_range_must_fit_8_bits<D.layer, v[0], v[1]>{};
   }
   return D.ok();
 }

@@ -57,9 +57,50 @@ constexpr diagnostic resolve(std::span<const layer> ls, int i, int slot, int& ou
   return {};
 }
 
+/// The proven range of a layer's output from its inputs' ranges (`in_range`, `in2_range`)
+/// and its clip; saturated to the 8-bit container when the layer asks for it.
+constexpr value_range output_range(const layer& l) {
+  value_range r = l.quant.clip();
+  switch (l.kind) {
+    case op::input:
+      return r;
+    case op::maxpool:
+      r = l.in_range;  // padding never wins a max
+      break;
+    case op::conv:
+    case op::depthwise:
+    case op::linear:
+      if (!l.requantize) return no_clip;  // raw int32 accumulators
+      break;
+    case op::avgpool: {
+      // The window sum, padding (zeros) included.
+      const std::int64_t k = std::int64_t{l.kernel.h} * l.kernel.w;
+      const std::int64_t lo = l.in_range.lo < 0 ? l.in_range.lo : 0;
+      const std::int64_t hi = l.in_range.hi > 0 ? l.in_range.hi : 0;
+      r = requant_range(l.quant, k * lo, k * hi);
+      break;
+    }
+    case op::add: {
+      const value_range a = rescaled_range(l.in_scale[0], l.in_range, l.quant.lo, l.quant.hi);
+      const value_range b = rescaled_range(l.in_scale[1], l.in2_range, l.quant.lo, l.quant.hi);
+      r = requant_range(l.quant, std::int64_t{a.lo} + b.lo, std::int64_t{a.hi} + b.hi);
+      break;
+    }
+  }
+  if (l.saturate && !r.fits_8bit()) {
+    const value_range c = r.container();
+    r = {r.lo < c.lo ? c.lo : (r.lo > c.hi ? c.hi : r.lo),
+         r.hi > c.hi ? c.hi : (r.hi < c.lo ? c.lo : r.hi)};
+  }
+  return r;
+}
+
 }  // namespace detail
 
-/// Fills in sources and shapes of every layer, in order, and returns the first problem.
+/// Fills in sources, shapes and value ranges of every layer, in order, and returns the first
+/// problem. The ranges are a proof over the network: the input's declared range, each
+/// requantization's clip, and for residual adds and average pools the range their inputs'
+/// ranges imply (an unclipped sum can exceed its 8-bit container: `layer::out_range`).
 constexpr diagnostic infer(std::span<layer> ls) {
   using detail::fault;
   if (ls.empty()) return {};
@@ -74,6 +115,12 @@ constexpr diagnostic infer(std::span<layer> ls) {
         return d;
       }
       l.in = l.out = l.declared;
+      l.in_range = l.out_range = l.quant.clip();
+      if (!l.out_range.fits_8bit()) {
+        auto d = fault(problem::bad_input_range, i, l);
+        d.v[0] = l.quant.lo, d.v[1] = l.quant.hi;
+        return d;
+      }
       continue;
     }
     if (l.kind == op::input) return fault(problem::input_not_first, i, l);
@@ -101,6 +148,7 @@ constexpr diagnostic infer(std::span<layer> ls) {
       }
       l.src[s] = src;
       (s == 0 ? l.in : l.in2) = p.out;
+      (s == 0 ? l.in_range : l.in2_range) = p.out_range;
     }
     // Geometry.
     if (l.kind == op::avgpool && l.kernel.h == 0 && l.kernel.w == 0) {
@@ -183,13 +231,17 @@ constexpr diagnostic infer(std::span<layer> ls) {
     l.in_channels = l.in.c;
     // Arithmetic.
     const bool uses_quant = l.requantize && l.kind != op::maxpool;
-    if (uses_quant &&
-        (l.quant.d <= 0 || l.quant.lo < 0 || l.quant.hi > 255 || l.quant.lo > l.quant.hi)) {
+    // Only a residual add or an average pool may leave its output unclipped: their range
+    // follows from their inputs' (a weighted layer's would depend on its data).
+    const bool may_be_unclipped = l.kind == op::add || l.kind == op::avgpool;
+    if (uses_quant && (l.quant.d <= 0 || l.quant.lo > l.quant.hi ||
+                       (l.quant.clips() ? !l.quant.clip().fits_8bit() : !may_be_unclipped))) {
       auto d = fault(problem::bad_requant, i, l);
       d.v[0] = detail::clamp_int(l.quant.m), d.v[1] = detail::clamp_int(l.quant.d);
       d.v[2] = l.quant.lo, d.v[3] = l.quant.hi;
       return d;
     }
+    l.out_range = detail::output_range(l);
   }
   return {};
 }

@@ -1,5 +1,7 @@
 // The oracle, allocation-free: naive loops with the exact integer semantics, one layer at a
-// time. Kept simple on purpose; every optimized path in ctile is tested against it.
+// time. Kept simple on purpose; every optimized path in ctile is tested against it. Values are
+// plain integers: signed or sub-byte activations as their values (-2..1, not bit patterns),
+// and tensors wider than 8 bits (an unclipped residual sum) carried faithfully.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +29,13 @@ constexpr std::int32_t finish(const layer& l, const layer_params& p, int co, std
   if (!l.requantize) return static_cast<std::int32_t>(acc);
   const std::int64_t t = l.batchnorm ? batchnorm(acc, p.kappa[c], p.lambda[c]) : acc;
   return apply(l.quant, t);
+}
+
+/// A requantized value as the layer writes it: saturated to its range when the layer asks for
+/// saturation (`layer::saturating`), else as it is (the range analysis proves it fits).
+constexpr std::int32_t saturated(const layer& l, std::int32_t v) {
+  if (!l.saturate) return v;
+  return v < l.out_range.lo ? l.out_range.lo : (v > l.out_range.hi ? l.out_range.hi : v);
 }
 
 }  // namespace detail
@@ -71,7 +80,7 @@ constexpr void run_layer_into(const layer& l, const layer_params& p,
                   }
                 }
               }
-            out[hwc(os, oy, ox, co)] = detail::finish(l, p, co, acc);
+            out[hwc(os, oy, ox, co)] = detail::saturated(l, detail::finish(l, p, co, acc));
           }
       break;
     case op::linear: {
@@ -80,7 +89,7 @@ constexpr void run_layer_into(const layer& l, const layer_params& p,
         std::int64_t acc = 0;
         for (std::size_t k = 0; k < n; ++k)
           acc += std::int64_t{in[k]} * p.weights[static_cast<std::size_t>(co) * n + k];
-        out[static_cast<std::size_t>(co)] = detail::finish(l, p, co, acc);
+        out[static_cast<std::size_t>(co)] = detail::saturated(l, detail::finish(l, p, co, acc));
       }
       break;
     }
@@ -90,7 +99,7 @@ constexpr void run_layer_into(const layer& l, const layer_params& p,
         for (int ox = 0; ox < os.w; ++ox)
           for (int c = 0; c < os.c; ++c) {
             std::int64_t acc = 0;
-            std::int32_t mx = 0;  // inputs are >= 0; padding never wins a max
+            std::int32_t mx = -2147483647 - 1;  // padding never wins a max (skipped below)
             for (int ky = 0; ky < l.kernel.h; ++ky)
               for (int kx = 0; kx < l.kernel.w; ++kx) {
                 const int iy = oy * l.stride.h - l.pad.t + ky;
@@ -100,14 +109,15 @@ constexpr void run_layer_into(const layer& l, const layer_params& p,
                 acc += v;
                 mx = v > mx ? v : mx;
               }
-            out[hwc(os, oy, ox, c)] = l.kind == op::maxpool ? mx : apply(l.quant, acc);
+            out[hwc(os, oy, ox, c)] =
+                l.kind == op::maxpool ? mx : detail::saturated(l, apply(l.quant, acc));
           }
       break;
     case op::add:
       for (std::size_t k = 0; k < out.size(); ++k) {
         const std::int64_t s = apply(l.in_scale[0], in[k], l.quant.lo, l.quant.hi) +
                                apply(l.in_scale[1], in2[k], l.quant.lo, l.quant.hi);
-        out[k] = apply(l.quant, s);
+        out[k] = detail::saturated(l, apply(l.quant, s));
       }
       break;
   }

@@ -439,6 +439,8 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
   set_fields(a.split, P.split);
   a.c_in = L.in.c;
   a.out_chw = P.out_chw;
+  a.in_signed = L.in_range.is_signed();
+  a.in2_signed = add && L.in2_range.is_signed();
   const auto wait_x = [&](int b) CTILE_INLINE {
     if constexpr (marshal) {
       for (auto& s : xc[b]) s.wait(dma);
@@ -721,6 +723,7 @@ template <layer L, layer_plan P, class Env>
     a.scratch = l1 + P.l1.scratch;
     a.cores = env.cores();
     set_fields(a.split, P.split);
+    a.in_signed = L.in_range.is_signed();
     if constexpr (nk > 1) a.partial = reinterpret_cast<std::int32_t*>(l1 + P.l1.scratch);
   };
   // What a parity fixes in a steady loop: its K tile's input slice, size and place in the

@@ -57,7 +57,7 @@ struct args_room {
   constexpr kernels::tile_args d{};
   auto& [in, h_in, w_in, c_in, in2, out, h_out, w_out, c_out, kh, kw, sh, sw, pad_t, pad_b, pad_l,
          pad_r, weights, bias, kappa, lambda, quant, scale0, scale1, scratch, core, cores, split,
-         partial, k_first, k_last, out_chw] = a;
+         partial, k_first, k_last, out_chw, in_signed, in2_signed] = a;
   in = d.in, h_in = d.h_in, w_in = d.w_in, c_in = d.c_in, in2 = d.in2, out = d.out;
   h_out = d.h_out, w_out = d.w_out, c_out = d.c_out;
   kh = d.kh, kw = d.kw, sh = d.sh, sw = d.sw;
@@ -69,6 +69,7 @@ struct args_room {
   scratch = d.scratch, core = d.core, cores = d.cores;
   set_fields(split, d.split);
   partial = d.partial, k_first = d.k_first, k_last = d.k_last, out_chw = d.out_chw;
+  in_signed = d.in_signed, in2_signed = d.in2_signed;
   return a;
 }
 
@@ -449,6 +450,7 @@ template <class Env>
   a.scratch = l1 + P.l1.scratch;
   a.cores = env.cores();
   a.split = P.split;
+  a.in_signed = L.in_range.is_signed();
   if (nk > 1) a.partial = reinterpret_cast<std::int32_t*>(l1 + P.l1.scratch);
   const auto body = [&](int core) { env.run_kernel(kernels::kernel_kind::linear, a, core); };
   int ic = ic0, ik = 0;
@@ -646,6 +648,8 @@ template <class Env>
   a.cores = env.cores();
   a.split = P.split;
   a.out_chw = P.out_chw;
+  a.in_signed = L.in_range.is_signed();
+  a.in2_signed = L.kind == op::add && L.in2_range.is_signed();
   // The kernel's parameters: those in weight buffer `b` (set when the buffer changes).
   const auto point_w = [&](int b) CTILE_INLINE {
     if (!L.has_weights() || w_key_in[b] < 0) return;

@@ -35,6 +35,8 @@ inline void add_hwc(const tile_args& a, int core) {
   const requant_plan q = a.quant;
   const rescale r0 = a.scale0, r1 = a.scale1;
   const bool fast = !q.t64 && detail::rescale_fits32(r0) && detail::rescale_fits32(r1);
+  // Signed inputs: their bytes as int8 (flip the top bit, subtract 128).
+  const std::int32_t s0 = a.in_signed ? 0x80 : 0, s1 = a.in2_signed ? 0x80 : 0;
   for (int y = b.y0; y < b.y1; ++y)
     for (int x = b.x0; x < b.x1; ++x) {
       const long base = (static_cast<long>(y) * a.w_out + x) * a.c_out;
@@ -43,14 +45,15 @@ inline void add_hwc(const tile_args& a, int core) {
       std::uint8_t* o = out + base;
       if (fast) {
         for (int ch = b.c0; ch < b.c1; ++ch) {
-          const std::int32_t t =
-              detail::rescale32(r0, p0[ch], q.lo, q.hi) + detail::rescale32(r1, p1[ch], q.lo, q.hi);
+          const std::int32_t t = detail::rescale32(r0, (p0[ch] ^ s0) - s0, q.lo, q.hi) +
+                                 detail::rescale32(r1, (p1[ch] ^ s1) - s1, q.lo, q.hi);
           o[ch] = static_cast<std::uint8_t>(requantize(q, t));
         }
         continue;
       }
       for (int ch = b.c0; ch < b.c1; ++ch) {
-        const std::int64_t t = apply(r0, p0[ch], q.lo, q.hi) + apply(r1, p1[ch], q.lo, q.hi);
+        const std::int64_t t =
+            apply(r0, (p0[ch] ^ s0) - s0, q.lo, q.hi) + apply(r1, (p1[ch] ^ s1) - s1, q.lo, q.hi);
         o[ch] = static_cast<std::uint8_t>(q.t64 ? requantize64(q, t)
                                                 : requantize(q, static_cast<std::int32_t>(t)));
       }

@@ -52,6 +52,11 @@ struct tile_args {
   bool k_first = true, k_last = true;
   /// Conv and pointwise: store the output channel-major (CHW) instead of HWC.
   bool out_chw = false;
+  /// The input bytes (`in`; `in2` for an add's second input) are signed, two's complement:
+  /// the layer's input range has lo < 0. Weighted kernels then use signed x signed dot
+  /// products (sdotsp), pools and adds read the bytes as int8.
+  bool in_signed = false;
+  bool in2_signed = false;
 };
 
 /// The part of a tile's output one core computes: rows [y0, y1), columns [x0, x1),

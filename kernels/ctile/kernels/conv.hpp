@@ -361,6 +361,38 @@ inline void conv_any(const tile_args& a, const box& b, std::uint8_t* col0, std::
   (std::make_integer_sequence<int, 12>{});
 }
 
+/// Signed inputs (`tile_args::in_signed`): each pixel of the box against four filters at a
+/// time with signed x signed dot products (sdotsp), then the plan's epilogue. The receptive
+/// field is read in place for a pointwise kernel (`col` null), else copied by im2col, whose
+/// zero padding is the value 0 in two's complement too.
+template <bool CM>
+[[gnu::noinline]] inline void conv_signed(const tile_args& a, const box& b, std::uint8_t* col) {
+  const atoms::epilogue ep(a);
+  auto* out = static_cast<std::uint8_t*>(a.out);
+  const out_steps<CM> os = out_steps_of<CM>(a);
+  const long opx = os.px(), cs = os.ch();
+  const int k = a.kh * a.kw * a.c_in;
+  const std::int8_t* const weights = a.weights;
+  for (int oy = b.y0; oy < b.y1; ++oy)
+    for (int ox = b.x0; ox < b.x1; ++ox) {
+      const std::uint8_t* p = col;
+      if (col == nullptr)
+        p = a.in + (static_cast<long>(oy) * a.sh * a.w_in + static_cast<long>(ox) * a.sw) * a.c_in;
+      else
+        im2col(a, oy, ox, col);
+      std::uint8_t* o = out + (static_cast<long>(oy) * a.w_out + ox) * opx;
+      int co = b.c0;
+      for (; co + 4 <= b.c1; co += 4) {
+        std::int32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        atoms::mm4x1<true>(p, weights + static_cast<long>(co) * k, k, k, acc);
+        for (int f = 0; f < 4; ++f) o[atoms::ch_at<CM>(co + f, cs)] = u8(ep(co + f, acc[2 * f]));
+      }
+      for (; co < b.c1; ++co)
+        o[atoms::ch_at<CM>(co, cs)] =
+            u8(ep(co, atoms::dot<true>(p, weights + static_cast<long>(co) * k, k, 0)));
+    }
+}
+
 /// The channel-major variants live out of line of the HWC ones: a program that never asks for
 /// a channel-major output does not keep their code.
 [[gnu::noinline]] inline void conv_any_chw(const tile_args& a, const box& b, std::uint8_t* col0,
@@ -375,6 +407,13 @@ inline void conv_any(const tile_args& a, const box& b, std::uint8_t* col0, std::
 inline void pointwise_hwc(const tile_args& a, int core) {
   const box b = work_of(kernel_kind::pointwise, a, core);
   if (b.empty()) return;
+  if (a.in_signed) {
+    if (a.out_chw)
+      detail::conv_signed<true>(a, b, nullptr);
+    else
+      detail::conv_signed<false>(a, b, nullptr);
+    return;
+  }
   if (a.out_chw)
     detail::conv_any_chw(a, b, nullptr, nullptr);
   else
@@ -397,6 +436,13 @@ inline void conv_hwc(const tile_args& a, int core) {
   std::uint8_t* col0 =
       a.scratch + static_cast<long>(core) * conv_scratch_per_core(a.kh, a.kw, a.c_in);
   std::uint8_t* col1 = col0 + round4(a.kh * a.kw * a.c_in);
+  if (a.in_signed) {
+    if (a.out_chw)
+      detail::conv_signed<true>(a, b, col0);
+    else
+      detail::conv_signed<false>(a, b, col0);
+    return;
+  }
   if (a.out_chw)
     detail::conv_any_chw(a, b, col0, col1);
   else
@@ -411,9 +457,10 @@ inline void conv_hwc(const tile_args& a) {
 /// output neurons. Output u8, or int32 when the plan is `requant_mode::raw`. With the
 /// reduction cut in K tiles (`partial`), the sums carry over in `partial` from the first K tile
 /// to the last, which alone adds the bias, requantizes and stores.
-inline void linear(const tile_args& a, int core) {
-  const box b = work_of(kernel_kind::linear, a, core);
-  if (b.empty()) return;
+namespace detail {
+/// linear's body; `S`: signed inputs (sdotsp).
+template <bool S>
+inline void linear_run(const tile_args& a, const box& b) {
   const int k = a.h_in * a.w_in * a.c_in;
   const bool raw = a.quant.mode == requant_mode::raw;
   const bool carry_in = a.partial != nullptr && !a.k_first;
@@ -428,7 +475,7 @@ inline void linear(const tile_args& a, int core) {
     } else if (raw) {
       o32[co] = ep(co, sum);
     } else {
-      o8[co] = detail::u8(ep(co, sum));
+      o8[co] = u8(ep(co, sum));
     }
   };
   int co = b.c0;
@@ -436,11 +483,22 @@ inline void linear(const tile_args& a, int core) {
     std::int32_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     if (carry_in)
       for (int f = 0; f < 4; ++f) acc[2 * f] = a.partial[co + f];
-    atoms::mm4x1(a.in, weights + static_cast<long>(co) * k, k, k, acc);
+    atoms::mm4x1<S>(a.in, weights + static_cast<long>(co) * k, k, k, acc);
     for (int f = 0; f < 4; ++f) put(co + f, acc[2 * f]);
   }
   for (; co < b.c1; ++co)
-    put(co, atoms::dot(a.in, weights + static_cast<long>(co) * k, k, carry_in ? a.partial[co] : 0));
+    put(co,
+        atoms::dot<S>(a.in, weights + static_cast<long>(co) * k, k, carry_in ? a.partial[co] : 0));
+}
+}  // namespace detail
+
+inline void linear(const tile_args& a, int core) {
+  const box b = work_of(kernel_kind::linear, a, core);
+  if (b.empty()) return;
+  if (a.in_signed)
+    detail::linear_run<true>(a, b);
+  else
+    detail::linear_run<false>(a, b);
 }
 /// The same for core `a.core`.
 inline void linear(const tile_args& a) {

@@ -341,7 +341,8 @@ inline dw3_fn dw3_for(const atoms::fast_requant& q, const requant_plan& plan) {
 inline void depthwise_chw(const tile_args& a, int core) {
   const box b = work_of(kernel_kind::depthwise, a, core);
   if (b.empty()) return;
-  if (a.kh == 3 && a.kw <= 4) {
+  // Signed inputs take the stripe path below, with signed x signed dot products (sdotsp).
+  if (a.kh == 3 && a.kw <= 4 && !a.in_signed) {
     detail::dw3_for(atoms::fast_of(a), a.quant)(a, b);
     return;
   }
@@ -360,7 +361,7 @@ inline void depthwise_chw(const tile_args& a, int core) {
   const int last_row = r0 + rows - 1;
   const long ostep = static_cast<long>(a.w_out) * a.c_out;
   const long rstep = static_cast<long>(a.sh) * a.w_in;
-  const bool narrow = a.kw <= 4 && rows_inside;
+  const bool narrow = a.kw <= 4 && rows_inside && !a.in_signed;
   for (int c = b.c0; c < b.c1; ++c) {
     const auto* w = a.weights + static_cast<long>(c) * n;
     const std::uint8_t* plane = a.in + static_cast<long>(c) * a.h_in * a.w_in;
@@ -414,7 +415,8 @@ inline void depthwise_chw(const tile_args& a, int core) {
       }
       const std::uint8_t* win = stripe;
       for (int oy = b.y0; oy < b.y1; ++oy, win += a.sh * a.kw, o += ostep)
-        *o = static_cast<std::uint8_t>(ep(c, atoms::dot(win, fw, nw, 0)));
+        *o = static_cast<std::uint8_t>(
+            ep(c, a.in_signed ? atoms::dot<true>(win, fw, nw, 0) : atoms::dot(win, fw, nw, 0)));
     }
   }
 }

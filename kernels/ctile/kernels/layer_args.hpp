@@ -47,6 +47,8 @@ constexpr tile_args layer_args(const layer& l, const layer_params& p) {
   a.quant = plan_for(l, p);
   a.scale0 = l.in_scale[0];
   a.scale1 = l.in_scale[1];
+  a.in_signed = l.in_range.is_signed();
+  a.in2_signed = l.kind == op::add && l.in2_range.is_signed();
   return a;
 }
 

@@ -1,6 +1,7 @@
 // Max and average pooling on an HWC tile (per-tile padding: padded taps are skipped, as in
-// the reference). Max works on four channels at once with maxu4; average sums the window and
-// requantizes exactly (global average: the window is the whole tile).
+// the reference). Max works on four channels at once with maxu4 (signed bytes with their top
+// bits flipped); average sums the window and requantizes exactly (global average: the window
+// is the whole tile).
 #pragma once
 
 #include <cstdint>
@@ -36,6 +37,10 @@ inline void maxpool_hwc(const tile_args& a, int core) {
   if (b.empty()) return;
   auto* out = static_cast<std::uint8_t*>(a.out);
   const int c = a.c_in;
+  // Signed bytes: flipping each byte's top bit maps -128..127 onto 0..255 in order, so the
+  // unsigned byte-wise max of the flipped words is the flipped signed max.
+  const std::uint32_t flip = a.in_signed ? 0x80808080u : 0u;
+  const std::uint32_t flip1 = flip & 0xFFu;
   for (int oy = b.y0; oy < b.y1; ++oy)
     for (int ox = b.x0; ox < b.x1; ++ox) {
       const detail::window w = detail::window_of(a, oy, ox);
@@ -45,17 +50,18 @@ inline void maxpool_hwc(const tile_args& a, int core) {
         std::uint32_t m = 0;
         for (int y = w.y0; y < w.y1; ++y)
           for (int x = w.x0; x < w.x1; ++x)
-            m = isa::maxu4(m, isa::load4(a.in + (static_cast<long>(y) * a.w_in + x) * c + ch));
-        isa::store4(o + ch, m);
+            m = isa::maxu4(m,
+                           isa::load4(a.in + (static_cast<long>(y) * a.w_in + x) * c + ch) ^ flip);
+        isa::store4(o + ch, m ^ flip);
       }
       for (; ch < b.c1; ++ch) {
-        std::uint8_t m = 0;
+        std::uint32_t m = 0;
         for (int y = w.y0; y < w.y1; ++y)
           for (int x = w.x0; x < w.x1; ++x) {
-            const std::uint8_t v = a.in[(static_cast<long>(y) * a.w_in + x) * c + ch];
+            const std::uint32_t v = a.in[(static_cast<long>(y) * a.w_in + x) * c + ch] ^ flip1;
             m = v > m ? v : m;
           }
-        o[ch] = m;
+        o[ch] = static_cast<std::uint8_t>(m ^ flip1);
       }
     }
 }
@@ -79,7 +85,10 @@ inline void avgpool_hwc(const tile_args& a, int core) {
         std::int32_t s = 0;
         for (int y = w.y0; y < w.y1; ++y) {
           const std::uint8_t* p = a.in + (static_cast<long>(y) * a.w_in + w.x0) * c + ch;
-          for (int x = w.x0; x < w.x1; ++x, p += c) s += *p;
+          if (a.in_signed)
+            for (int x = w.x0; x < w.x1; ++x, p += c) s += static_cast<std::int8_t>(*p);
+          else
+            for (int x = w.x0; x < w.x1; ++x, p += c) s += *p;
         }
         o[ch] = static_cast<std::uint8_t>(requantize(a.quant, s));
       }

@@ -17,7 +17,7 @@ namespace detail {
 constexpr std::int64_t i32_min = -2147483647 - 1;
 constexpr std::int64_t i32_max = 2147483647;
 
-/// Products u8 x s8 summed over a layer's taps (per output value).
+/// Products input x s8 weight summed over a layer's taps (per output value).
 constexpr std::int64_t taps_of(const layer& l) {
   switch (l.kind) {
     case op::conv:
@@ -42,10 +42,16 @@ constexpr t_range hull(t_range a, t_range b) {
   return {a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi};
 }
 
-constexpr t_range rescaled(const rescale& r, int lo, int hi) {
-  const std::int64_t x = apply(r, 0, lo, hi);
-  const std::int64_t y = apply(r, 255, lo, hi);
+constexpr t_range rescaled(const rescale& r, value_range in, int lo, int hi) {
+  const std::int64_t x = apply(r, in.lo, lo, hi);
+  const std::int64_t y = apply(r, in.hi, lo, hi);
   return x <= y ? t_range{x, y} : t_range{y, x};
+}
+
+/// The sum of w * x over weights whose positive ones add up to `pos` and negative ones to
+/// `neg`, for inputs x in `in`.
+constexpr t_range weighted(std::int64_t pos, std::int64_t neg, value_range in) {
+  return {pos * in.lo + neg * in.hi, pos * in.hi + neg * in.lo};
 }
 
 }  // namespace detail
@@ -58,17 +64,22 @@ constexpr t_range worst_t_range(const layer& l) {
     case op::depthwise:
     case op::linear: {
       const std::int64_t k = taps_of(l);
-      t_range acc{-128 * 255 * k, 127 * 255 * k};
+      // Every tap: any weight in -128..127 times any input in l.in_range.
+      const t_range tap = hull(weighted(127, 0, l.in_range), weighted(0, -128, l.in_range));
+      t_range acc{tap.lo * k, tap.hi * k};
       if (l.bias) acc = {acc.lo + i32_min, acc.hi + i32_max};
       if (!l.batchnorm) return acc;
       const std::int64_t mag = (acc.hi > -acc.lo ? acc.hi : -acc.lo);
       return {-(mag << 31) + i32_min, (mag << 31) + i32_max};
     }
-    case op::avgpool:
-      return {0, 255 * std::int64_t{l.kernel.h} * l.kernel.w};
+    case op::avgpool: {
+      const std::int64_t k = std::int64_t{l.kernel.h} * l.kernel.w;  // padding adds zeros
+      return {k * (l.in_range.lo < 0 ? l.in_range.lo : 0),
+              k * (l.in_range.hi > 0 ? l.in_range.hi : 0)};
+    }
     case op::add: {
-      const t_range a = rescaled(l.in_scale[0], l.quant.lo, l.quant.hi);
-      const t_range b = rescaled(l.in_scale[1], l.quant.lo, l.quant.hi);
+      const t_range a = rescaled(l.in_scale[0], l.in_range, l.quant.lo, l.quant.hi);
+      const t_range b = rescaled(l.in_scale[1], l.in2_range, l.quant.lo, l.quant.hi);
       return {a.lo + b.lo, a.hi + b.hi};
     }
     default:
@@ -91,7 +102,7 @@ constexpr t_range t_range_of(const layer& l, const layer_params& p) {
       const std::int64_t w = p.weights[static_cast<std::size_t>(c * k + i)];
       (w > 0 ? pos : neg) += w;
     }
-    t_range acc{255 * neg, 255 * pos};
+    t_range acc = weighted(pos, neg, l.in_range);
     const auto cu = static_cast<std::size_t>(c);
     if (l.bias) {
       if (p.bias.size() > cu)

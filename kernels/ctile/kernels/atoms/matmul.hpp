@@ -25,7 +25,26 @@ inline bool aligned4(const void* p) {
   return (reinterpret_cast<std::uintptr_t>(p) & 3u) == 0;
 }
 
-template <bool A>
+/// acc + the dot product of four input bytes with four weights: the input bytes unsigned
+/// (sdotusp), or signed two's complement when `S` (sdotsp).
+template <bool S>
+[[gnu::always_inline]] inline std::int32_t dot4(std::uint32_t x, std::uint32_t w,
+                                                std::int32_t acc) {
+  if constexpr (S)
+    return isa::sdotsp4(x, w, acc);
+  else
+    return isa::sdotusp4(x, w, acc);
+}
+/// One input byte as a value: unsigned, or signed when `S`.
+template <bool S>
+[[gnu::always_inline]] inline std::int32_t value(std::uint8_t b) {
+  if constexpr (S)
+    return static_cast<std::int8_t>(b);
+  else
+    return b;
+}
+
+template <bool A, bool S = false>
 inline void mm4x2_words(const std::uint8_t* a0, const std::uint8_t* a1, const std::int8_t* w0,
                         const std::int8_t* w1, const std::int8_t* w2, const std::int8_t* w3,
                         int words, std::int32_t* acc) {
@@ -36,54 +55,58 @@ inline void mm4x2_words(const std::uint8_t* a0, const std::uint8_t* a1, const st
     const std::uint32_t x1 = word<A>(a1 + 4 * i);
     const std::uint32_t y0 = word<A>(w0 + 4 * i);
     const std::uint32_t y1 = word<A>(w1 + 4 * i);
-    s0 = isa::sdotusp4(x0, y0, s0);
-    s1 = isa::sdotusp4(x1, y0, s1);
+    s0 = dot4<S>(x0, y0, s0);
+    s1 = dot4<S>(x1, y0, s1);
     const std::uint32_t y2 = word<A>(w2 + 4 * i);
-    s2 = isa::sdotusp4(x0, y1, s2);
-    s3 = isa::sdotusp4(x1, y1, s3);
+    s2 = dot4<S>(x0, y1, s2);
+    s3 = dot4<S>(x1, y1, s3);
     const std::uint32_t y3 = word<A>(w3 + 4 * i);
-    s4 = isa::sdotusp4(x0, y2, s4);
-    s5 = isa::sdotusp4(x1, y2, s5);
-    s6 = isa::sdotusp4(x0, y3, s6);
-    s7 = isa::sdotusp4(x1, y3, s7);
+    s4 = dot4<S>(x0, y2, s4);
+    s5 = dot4<S>(x1, y2, s5);
+    s6 = dot4<S>(x0, y3, s6);
+    s7 = dot4<S>(x1, y3, s7);
   }
   acc[0] = s0, acc[1] = s1, acc[2] = s2, acc[3] = s3;
   acc[4] = s4, acc[5] = s5, acc[6] = s6, acc[7] = s7;
 }
 
-template <bool A>
+template <bool A, bool S = false>
 inline void mm4x1_words(const std::uint8_t* a0, const std::int8_t* w0, const std::int8_t* w1,
                         const std::int8_t* w2, const std::int8_t* w3, int words,
                         std::int32_t* acc) {
   std::int32_t s0 = acc[0], s2 = acc[2], s4 = acc[4], s6 = acc[6];
   for (int i = 0; i < words; ++i) {
     const std::uint32_t x0 = word<A>(a0 + 4 * i);
-    s0 = isa::sdotusp4(x0, word<A>(w0 + 4 * i), s0);
-    s2 = isa::sdotusp4(x0, word<A>(w1 + 4 * i), s2);
-    s4 = isa::sdotusp4(x0, word<A>(w2 + 4 * i), s4);
-    s6 = isa::sdotusp4(x0, word<A>(w3 + 4 * i), s6);
+    s0 = dot4<S>(x0, word<A>(w0 + 4 * i), s0);
+    s2 = dot4<S>(x0, word<A>(w1 + 4 * i), s2);
+    s4 = dot4<S>(x0, word<A>(w2 + 4 * i), s4);
+    s6 = dot4<S>(x0, word<A>(w3 + 4 * i), s6);
   }
   acc[0] = s0, acc[2] = s2, acc[4] = s4, acc[6] = s6;
 }
 
-template <bool A>
+template <bool A, bool S = false>
 inline std::int32_t dot_words(const std::uint8_t* a, const std::int8_t* w, int words,
                               std::int32_t s) {
-  for (int i = 0; i < words; ++i) s = isa::sdotusp4(word<A>(a + 4 * i), word<A>(w + 4 * i), s);
+  for (int i = 0; i < words; ++i) s = dot4<S>(word<A>(a + 4 * i), word<A>(w + 4 * i), s);
   return s;
 }
 
+template <bool S = false>
 inline std::int32_t tail(const std::uint8_t* a, const std::int8_t* w, int from, int k,
                          std::int32_t s) {
   for (int i = from; i < k; ++i)
     s = static_cast<std::int32_t>(static_cast<std::uint32_t>(s) +
-                                  static_cast<std::uint32_t>(std::int32_t{a[i]} * w[i]));
+                                  static_cast<std::uint32_t>(value<S>(a[i]) * w[i]));
   return s;
 }
 
 }  // namespace detail
 
 /// acc[2 * f + p] += dot(column p, filter f) for f < 4, p < 2; filters are `stride` apart.
+/// `S`: the columns hold signed bytes (sdotsp; the word loops of every backend, CORE-V's
+/// hand-scheduled loops being for unsigned inputs).
+template <bool S = false>
 [[gnu::always_inline]] inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1,
                                          const std::int8_t* w, int k, int stride,
                                          std::int32_t* acc) {
@@ -93,27 +116,31 @@ inline std::int32_t tail(const std::uint8_t* a, const std::int8_t* w, int from, 
   const std::int8_t* w2 = w1 + stride;
   const std::int8_t* w3 = w2 + stride;
 #if defined(CTILE_KERNELS_ISA_COREV)
-  if (words > 0) isa::mm4x2(a0, a1, w0, w1, w2, w3, words, acc);
-#else
-  if (detail::aligned4(a0) && detail::aligned4(a1) && detail::aligned4(w) && (stride & 3) == 0)
-    detail::mm4x2_words<true>(a0, a1, w0, w1, w2, w3, words, acc);
-  else
-    detail::mm4x2_words<false>(a0, a1, w0, w1, w2, w3, words, acc);
+  if constexpr (!S) {
+    if (words > 0) isa::mm4x2(a0, a1, w0, w1, w2, w3, words, acc);
+  } else
 #endif
+  {
+    if (detail::aligned4(a0) && detail::aligned4(a1) && detail::aligned4(w) && (stride & 3) == 0)
+      detail::mm4x2_words<true, S>(a0, a1, w0, w1, w2, w3, words, acc);
+    else
+      detail::mm4x2_words<false, S>(a0, a1, w0, w1, w2, w3, words, acc);
+  }
   const int done = 4 * words;
   if (done == k) return;
   // Written out (no indexing by a variable) so that acc stays in registers.
-  acc[0] = detail::tail(a0, w0, done, k, acc[0]);
-  acc[1] = detail::tail(a1, w0, done, k, acc[1]);
-  acc[2] = detail::tail(a0, w1, done, k, acc[2]);
-  acc[3] = detail::tail(a1, w1, done, k, acc[3]);
-  acc[4] = detail::tail(a0, w2, done, k, acc[4]);
-  acc[5] = detail::tail(a1, w2, done, k, acc[5]);
-  acc[6] = detail::tail(a0, w3, done, k, acc[6]);
-  acc[7] = detail::tail(a1, w3, done, k, acc[7]);
+  acc[0] = detail::tail<S>(a0, w0, done, k, acc[0]);
+  acc[1] = detail::tail<S>(a1, w0, done, k, acc[1]);
+  acc[2] = detail::tail<S>(a0, w1, done, k, acc[2]);
+  acc[3] = detail::tail<S>(a1, w1, done, k, acc[3]);
+  acc[4] = detail::tail<S>(a0, w2, done, k, acc[4]);
+  acc[5] = detail::tail<S>(a1, w2, done, k, acc[5]);
+  acc[6] = detail::tail<S>(a0, w3, done, k, acc[6]);
+  acc[7] = detail::tail<S>(a1, w3, done, k, acc[7]);
 }
 
-/// acc[2 * f] += dot(column, filter f) for f < 4 (odd slots untouched).
+/// acc[2 * f] += dot(column, filter f) for f < 4 (odd slots untouched); `S` as in mm4x2.
+template <bool S = false>
 [[gnu::always_inline]] inline void mm4x1(const std::uint8_t* a0, const std::int8_t* w, int k,
                                          int stride, std::int32_t* acc) {
   const int words = k / 4;
@@ -122,34 +149,41 @@ inline std::int32_t tail(const std::uint8_t* a, const std::int8_t* w, int from, 
   const std::int8_t* w2 = w1 + stride;
   const std::int8_t* w3 = w2 + stride;
 #if defined(CTILE_KERNELS_ISA_COREV)
-  if (words > 0) isa::mm4x1(a0, w0, w1, w2, w3, words, acc);
-#else
-  if (detail::aligned4(a0) && detail::aligned4(w) && (stride & 3) == 0)
-    detail::mm4x1_words<true>(a0, w0, w1, w2, w3, words, acc);
-  else
-    detail::mm4x1_words<false>(a0, w0, w1, w2, w3, words, acc);
+  if constexpr (!S) {
+    if (words > 0) isa::mm4x1(a0, w0, w1, w2, w3, words, acc);
+  } else
 #endif
+  {
+    if (detail::aligned4(a0) && detail::aligned4(w) && (stride & 3) == 0)
+      detail::mm4x1_words<true, S>(a0, w0, w1, w2, w3, words, acc);
+    else
+      detail::mm4x1_words<false, S>(a0, w0, w1, w2, w3, words, acc);
+  }
   const int done = 4 * words;
   if (done == k) return;
-  acc[0] = detail::tail(a0, w0, done, k, acc[0]);
-  acc[2] = detail::tail(a0, w1, done, k, acc[2]);
-  acc[4] = detail::tail(a0, w2, done, k, acc[4]);
-  acc[6] = detail::tail(a0, w3, done, k, acc[6]);
+  acc[0] = detail::tail<S>(a0, w0, done, k, acc[0]);
+  acc[2] = detail::tail<S>(a0, w1, done, k, acc[2]);
+  acc[4] = detail::tail<S>(a0, w2, done, k, acc[4]);
+  acc[6] = detail::tail<S>(a0, w3, done, k, acc[6]);
 }
 
-/// acc + dot(column, filter) over k bytes.
+/// acc + dot(column, filter) over k bytes; `S` as in mm4x2.
+template <bool S = false>
 [[gnu::always_inline]] inline std::int32_t dot(const std::uint8_t* a, const std::int8_t* w, int k,
                                                std::int32_t acc) {
   const int words = k / 4;
 #if defined(CTILE_KERNELS_ISA_COREV)
-  if (words > 0) acc = isa::dot(a, w, words, acc);
-#else
-  if (detail::aligned4(a) && detail::aligned4(w))
-    acc = detail::dot_words<true>(a, w, words, acc);
-  else
-    acc = detail::dot_words<false>(a, w, words, acc);
+  if constexpr (!S) {
+    if (words > 0) acc = isa::dot(a, w, words, acc);
+  } else
 #endif
-  return detail::tail(a, w, 4 * words, k, acc);
+  {
+    if (detail::aligned4(a) && detail::aligned4(w))
+      acc = detail::dot_words<true, S>(a, w, words, acc);
+    else
+      acc = detail::dot_words<false, S>(a, w, words, acc);
+  }
+  return detail::tail<S>(a, w, 4 * words, k, acc);
 }
 
 /// s[2 f + p] = dot(column p, filter f) for f < 4, p < 2 over the receptive field `g`
