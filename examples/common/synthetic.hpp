@@ -73,7 +73,9 @@ struct synthetic {
 
   void generate(std::uint32_t seed) {
     xorshift32 rng{0x9E3779B9u ^ (seed * 0x85EBCA6Bu)};
-    for (auto& v : input) v = static_cast<std::uint8_t>(rng.in(0, 255));
+    // Over the declared input range (0..255 unless declared; signed values as two's complement).
+    const value_range r = Net::layers[0].out_range;
+    for (auto& v : input) v = static_cast<std::uint8_t>(rng.in(r.lo, r.hi));
     std::size_t wo = 0;
     std::size_t co = 0;
     for (std::size_t i = 0; i < Net::size; ++i) {

@@ -189,6 +189,26 @@ using narrow_sum = network<input(4, 4, 2), conv2d(2, 1).unsigned_bits(7).named("
                                .unclipped()>;
 static_assert(narrow_sum::layers[3].out_range == value_range{0, 254});
 static_assert(narrow_sum::layers[3].out_range.fits_8bit());
+// Saturation on request clips only what provably exceeds the container.
+using wide_saturated = network<input(4, 4, 2), conv2d(2, 1).named("a"), conv2d(2, 1).named("b"),
+                               add("a")
+                                   .scaled(0, {32, 0, 0, false})
+                                   .scaled(1, {32, 0, 0, false})
+                                   .requantized(1, 32)
+                                   .unclipped()
+                                   .saturating()>;
+static_assert(wide_saturated::layers[3].saturated);
+static_assert(wide_saturated::layers[3].out_range == value_range{0, 255});
+using narrow_saturated = network<input(4, 4, 2), conv2d(2, 1).unsigned_bits(7).named("a"),
+                                 conv2d(2, 1).unsigned_bits(7).named("b"),
+                                 add("a").requantized(1, 1).unclipped().saturating()>;
+static_assert(!narrow_saturated::layers[3].saturated);
+static_assert(narrow_saturated::layers[3].out_range == value_range{0, 254});
+// A signed sum saturates to -128..127.
+using signed_saturated =
+    network<input(4, 4, 2).signed_bits(8), conv2d(2, 1).signed_bits(8).named("a"),
+            add(0, 1).requantized(1, 1).unclipped().saturating()>;
+static_assert(signed_saturated::layers[2].out_range == value_range{-128, 127});
 
 TEST(Network, RangesOfSignedAndSubByteTensors) {
   // Signed inputs widen an unclipped add's range below zero; a clip bounds it.

@@ -339,8 +339,18 @@ TEST(Reference, UnclippedResidualSumIsCarriedWide) {
   // On request, DORY's saturation to the container.
   ls[3] = ls[3].saturating();
   ASSERT_TRUE(infer(ls).ok());
+  EXPECT_TRUE(ls[3].saturated);
   EXPECT_EQ(ls[3].out_range, (value_range{0, 255}));
   EXPECT_EQ(reference::run_layer(ls[3], {}, a, b), (values{255, 16}));
+  // The per-layer report counts the values saturation changed: 358 and 300, not 16 or 255.
+  const std::int8_t one[4] = {1, 0, 0, 1};
+  const std::vector<layer_params> ps{{}, {one}, {one}, {}};
+  const values x = {200, 7};
+  std::vector<values> outs = reference::run(ls, ps, x);
+  outs[2] = {158, 9};  // as if the second conv had produced these
+  EXPECT_EQ(reference::saturation_counts(ls, ps, outs), (std::vector<std::int64_t>{0, 0, 0, 1}));
+  outs[1] = {142, 255};  // sums 300 and 264: both saturate
+  EXPECT_EQ(reference::saturation_counts(ls, ps, outs)[3], 2);
 }
 
 }  // namespace

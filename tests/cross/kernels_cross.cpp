@@ -255,6 +255,76 @@ int intrinsics_test() {
   return bad;
 }
 
+// Signed inputs (the same bytes read as two's complement): a 3x3 conv with padding whose
+// output is clipped to a signed range (stored as two's complement), a signed linear layer, and
+// a max pool of signed values, against plain loops over int8 values.
+int signed_test() {
+  const auto sx = [](int i) { return std::int32_t{static_cast<std::int8_t>(x[i])}; };
+  const requant q{5, 4096, -128, 127};
+  int bad = 0;
+  // conv 3x3, stride 1, padding 1.
+  for (int oy = 0; oy < H; ++oy)
+    for (int ox = 0; ox < W; ++ox)
+      for (int co = 0; co < CO; ++co) {
+        std::int64_t acc = bias[co];
+        for (int ky = 0; ky < 3; ++ky)
+          for (int kx = 0; kx < 3; ++kx) {
+            const int iy = oy - 1 + ky, ix = ox - 1 + kx;
+            if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+            for (int ci = 0; ci < C; ++ci)
+              acc += sx((iy * W + ix) * C + ci) * w[((co * 3 + ky) * 3 + kx) * C + ci];
+          }
+        want[(oy * W + ox) * CO + co] = static_cast<std::uint8_t>(apply(q, acc));
+      }
+  tile_args a = base();
+  a.in_signed = true;
+  a.out = out, a.h_out = H, a.w_out = W, a.c_out = CO;
+  a.kh = a.kw = 3, a.pad_t = a.pad_b = a.pad_l = a.pad_r = 1;
+  a.weights = w, a.bias = bias;
+  a.quant = plan_requant(q, {-(1ll << 27), 1ll << 27});
+  a.split = {split_kind::rows};
+  run_all(kernel_kind::conv, a);
+  bad += report("conv3x3_signed", out, want, H * W * CO);
+  // linear, raw int32 output.
+  const int n = H * W * C;
+  for (int co = 0; co < CO; ++co) {
+    std::int64_t acc = 0;
+    for (int i = 0; i < n; ++i) acc += sx(i) * wfc[co * n + i];
+    want32[co] = static_cast<std::int32_t>(acc);
+  }
+  a = base();
+  a.in_signed = true;
+  a.out = out32, a.h_out = a.w_out = 1, a.c_out = CO;
+  a.weights = wfc;
+  a.quant = raw_output();
+  run_all(kernel_kind::linear, a);
+  int lbad = 0;
+  for (int co = 0; co < CO; ++co) lbad += out32[co] != want32[co];
+  std::printf("kernel=linear32_signed isa=%s values=%d mismatches=%d\n", isa::name, CO, lbad);
+  bad += lbad;
+  // max pool 2x2, stride 2 (the padded taps are skipped).
+  const int oh = (H + 1) / 2, ow = (W + 1) / 2;
+  for (int oy = 0; oy < oh; ++oy)
+    for (int ox = 0; ox < ow; ++ox)
+      for (int c = 0; c < C; ++c) {
+        int m = -128;
+        for (int ky = 0; ky < 2; ++ky)
+          for (int kx = 0; kx < 2; ++kx) {
+            const int iy = 2 * oy + ky, ix = 2 * ox + kx;
+            if (iy < H && ix < W && sx((iy * W + ix) * C + c) > m) m = sx((iy * W + ix) * C + c);
+          }
+        want[(oy * ow + ox) * C + c] = static_cast<std::uint8_t>(m);
+      }
+  a = base();
+  a.in_signed = true;
+  a.out = out, a.h_out = oh, a.w_out = ow, a.c_out = C;
+  a.kh = a.kw = 2, a.sh = a.sw = 2, a.pad_b = a.pad_r = 1;
+  a.split = {split_kind::channels};
+  run_all(kernel_kind::maxpool, a);
+  bad += report("maxpool_signed", out, want, oh * ow * C);
+  return bad;
+}
+
 }  // namespace
 
 int main() {
@@ -326,6 +396,7 @@ int main() {
   bad += depthwise_test({{3000, (1 << 24) - 1, 1, 200}, true, true, 3}, "depthwise3x3_lo");
   bad += linear_test();
   bad += pool_add_test();
+  bad += signed_test();
   std::printf("result=%s\n", bad == 0 ? "pass" : "FAIL");
   return bad == 0 ? 0 : 1;
 }

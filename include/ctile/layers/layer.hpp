@@ -102,6 +102,9 @@ struct layer {
   value_range in_range{};
   value_range in2_range{};
   value_range out_range{};
+  /// Set by inference when `saturate` replaced an unclipped output's clip by its 8-bit
+  /// container (the proven range exceeded it).
+  bool saturated = false;
 
   /// For an input layer: the input shape (declared).
   shape declared{};
@@ -234,8 +237,9 @@ struct layer {
   /// No clip after the requantization (residual add, average pool): the output range is
   /// proven from the input ranges, and may be wider than 8 bits.
   constexpr layer unclipped() const { return range(no_clip.lo, no_clip.hi); }
-  /// Saturate the output to its 8-bit container when its proven range is wider (DORY's
-  /// behaviour; changes the result of a network whose sums exceed the container).
+  /// Saturate an unclipped output to its 8-bit container when its proven range is wider
+  /// (DORY's behaviour; changes the result of a network whose sums exceed the container):
+  /// inference then sets the clip to the container (0..255, or -128..127 for a signed range).
   constexpr layer saturating() const {
     auto c = *this;
     c.saturate = true;

@@ -58,7 +58,7 @@ constexpr diagnostic resolve(std::span<const layer> ls, int i, int slot, int& ou
 }
 
 /// The proven range of a layer's output from its inputs' ranges (`in_range`, `in2_range`)
-/// and its clip; saturated to the 8-bit container when the layer asks for it.
+/// and its clip.
 constexpr value_range output_range(const layer& l) {
   value_range r = l.quant.clip();
   switch (l.kind) {
@@ -86,11 +86,6 @@ constexpr value_range output_range(const layer& l) {
       r = requant_range(l.quant, std::int64_t{a.lo} + b.lo, std::int64_t{a.hi} + b.hi);
       break;
     }
-  }
-  if (l.saturate && !r.fits_8bit()) {
-    const value_range c = r.container();
-    r = {r.lo < c.lo ? c.lo : (r.lo > c.hi ? c.hi : r.lo),
-         r.hi > c.hi ? c.hi : (r.hi < c.lo ? c.lo : r.hi)};
   }
   return r;
 }
@@ -240,6 +235,16 @@ constexpr diagnostic infer(std::span<layer> ls) {
       d.v[0] = detail::clamp_int(l.quant.m), d.v[1] = detail::clamp_int(l.quant.d);
       d.v[2] = l.quant.lo, d.v[3] = l.quant.hi;
       return d;
+    }
+    // Saturation on request: an unclipped output whose range exceeds its 8-bit container is
+    // clipped to the container (the layer's clip becomes it, so every consumer of the clip,
+    // the kernels' and the reference's, sees the same bounds).
+    if (uses_quant && l.saturate && !l.quant.clips()) {
+      const value_range r = detail::output_range(l);
+      if (!r.fits_8bit()) {
+        l.quant.lo = r.container().lo, l.quant.hi = r.container().hi;
+        l.saturated = true;
+      }
     }
     l.out_range = detail::output_range(l);
   }

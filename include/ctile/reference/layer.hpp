@@ -31,13 +31,6 @@ constexpr std::int32_t finish(const layer& l, const layer_params& p, int co, std
   return apply(l.quant, t);
 }
 
-/// A requantized value as the layer writes it: saturated to its range when the layer asks for
-/// saturation (`layer::saturating`), else as it is (the range analysis proves it fits).
-constexpr std::int32_t saturated(const layer& l, std::int32_t v) {
-  if (!l.saturate) return v;
-  return v < l.out_range.lo ? l.out_range.lo : (v > l.out_range.hi ? l.out_range.hi : v);
-}
-
 }  // namespace detail
 
 /// Runs one layer into `out` (l.out.elements() values). `in2` is the second input of an add
@@ -80,7 +73,7 @@ constexpr void run_layer_into(const layer& l, const layer_params& p,
                   }
                 }
               }
-            out[hwc(os, oy, ox, co)] = detail::saturated(l, detail::finish(l, p, co, acc));
+            out[hwc(os, oy, ox, co)] = detail::finish(l, p, co, acc);
           }
       break;
     case op::linear: {
@@ -89,7 +82,7 @@ constexpr void run_layer_into(const layer& l, const layer_params& p,
         std::int64_t acc = 0;
         for (std::size_t k = 0; k < n; ++k)
           acc += std::int64_t{in[k]} * p.weights[static_cast<std::size_t>(co) * n + k];
-        out[static_cast<std::size_t>(co)] = detail::saturated(l, detail::finish(l, p, co, acc));
+        out[static_cast<std::size_t>(co)] = detail::finish(l, p, co, acc);
       }
       break;
     }
@@ -109,15 +102,14 @@ constexpr void run_layer_into(const layer& l, const layer_params& p,
                 acc += v;
                 mx = v > mx ? v : mx;
               }
-            out[hwc(os, oy, ox, c)] =
-                l.kind == op::maxpool ? mx : detail::saturated(l, apply(l.quant, acc));
+            out[hwc(os, oy, ox, c)] = l.kind == op::maxpool ? mx : apply(l.quant, acc);
           }
       break;
     case op::add:
       for (std::size_t k = 0; k < out.size(); ++k) {
         const std::int64_t s = apply(l.in_scale[0], in[k], l.quant.lo, l.quant.hi) +
                                apply(l.in_scale[1], in2[k], l.quant.lo, l.quant.hi);
-        out[k] = detail::saturated(l, apply(l.quant, s));
+        out[k] = apply(l.quant, s);
       }
       break;
   }

@@ -40,6 +40,27 @@ inline std::vector<values> run(std::span<const layer> ls, std::span<const layer_
   return outs;
 }
 
+/// Per layer, how many output values saturation changed (`layer::saturating`, for layers
+/// whose unclipped range exceeded the container): each such layer runs again without the
+/// clip on the same inputs, and the values outside the container are counted. `outs` is
+/// `run`'s result for the same network.
+inline std::vector<std::int64_t> saturation_counts(std::span<const layer> ls,
+                                                   std::span<const layer_params> ps,
+                                                   const std::vector<values>& outs) {
+  std::vector<std::int64_t> n(ls.size(), 0);
+  for (std::size_t i = 0; i < ls.size() && i < outs.size(); ++i) {
+    if (!ls[i].saturated) continue;
+    layer wide = ls[i];
+    wide.quant.lo = no_clip.lo, wide.quant.hi = no_clip.hi;
+    const values empty;
+    const values& b = wide.src[1] >= 0 ? outs[static_cast<std::size_t>(wide.src[1])] : empty;
+    const values y = run_layer(wide, i < ps.size() ? ps[i] : layer_params{},
+                               outs[static_cast<std::size_t>(wide.src[0])], b);
+    for (const std::int32_t v : y) n[i] += ls[i].quant.clip().contains(v) ? 0 : 1;
+  }
+  return n;
+}
+
 /// Convenience for u8 inputs.
 inline std::vector<values> run(std::span<const layer> ls, std::span<const layer_params> ps,
                                std::span<const std::uint8_t> input) {

@@ -334,11 +334,44 @@ void run_network(Env& env, M& l3, const plan_view& v, std::span<const kernels::r
 
 namespace ctile {
 
+namespace error {
+template <int Layer, auto Name, op Kind, int Lo, int Hi>
+struct layer_output_range_exceeds_8_bits {
+  static_assert(Layer < 0,
+                "the proven range Lo..Hi of this layer's output (an unclipped sum) does not fit "
+                "an 8-bit tensor, and the tiled runtime holds activations in 8 bits: clip the "
+                "layer, or ask for DORY's saturation with .saturating()");
+};
+}  // namespace error
+
+namespace schedule {
+/// Stops the build when a tensor the runtime would hold in 8 bits can exceed them (never
+/// saturated silently): the first such layer, its name and proven range.
+template <class Net>
+consteval bool check_8bit_tensors() {
+  constexpr int bad = [] {
+    for (std::size_t i = 0; i < Net::size; ++i)
+      if (Net::layers[i].output() == output_kind::u8 && !Net::layers[i].out_range.fits_8bit())
+        return static_cast<int>(i);
+    return -1;
+  }();
+  if constexpr (bad >= 0) {
+    constexpr layer L = Net::layers[static_cast<std::size_t>(bad)];
+    constexpr fixed_string<L.name.size() + 1> name{L.name};
+    (void)error::layer_output_range_exceeds_8_bits<bad, name, L.kind, L.out_range.lo,
+                                                   L.out_range.hi>{};
+  }
+  return bad < 0;
+}
+}  // namespace schedule
+
 /// A network type planned for a platform, ready to run: the plan (checked at compile time),
 /// the memory it needs, and `run`. Each layer's loop nest is emitted with that layer's shape
 /// and plan as constants.
 template <network_type Net, platform Plat, objective O = objective::model>
 struct executor {
+  static_assert(schedule::check_8bit_tensors<Net>(),
+                "a tensor of the network can exceed 8 bits: the error above names the layer");
   static constexpr const network_plan<Net::size>& plan = plan_of<Net, Plat, O>;
 
   /// L1 bytes the largest layer's tile buffers take (the caller's L1 buffer size).

@@ -40,7 +40,9 @@ inline std::vector<std::int32_t> read_output(const layer& l, const std::uint8_t*
       std::memcpy(&x, p + 4 * at, 4);
       v[k] = x;
     } else {
-      v[k] = p[at];
+      // Signed ranges are held as two's complement.
+      v[k] = l.out_range.is_signed() ? std::int32_t{static_cast<std::int8_t>(p[at])}
+                                     : std::int32_t{p[at]};
     }
   }
   return v;
@@ -103,10 +105,23 @@ inline planned_run plan_and_run_on_host(const platform& p, std::span<const layer
                                         std::span<const std::uint8_t> input,
                                         host_run_options o = {}) {
   const std::size_t n = layers.size();
+  planned_run r;
+  // A tensor that can exceed its 8-bit container is never run (it would be cut silently).
+  for (std::size_t i = 0; i < n; ++i) {
+    const layer& l = layers[i];
+    if (l.output() == output_kind::u8 && !l.out_range.fits_8bit()) {
+      r.planned = true;
+      r.run.problems.push_back(
+          "layer " + std::to_string(i) + " '" + std::string(l.name.c_str()) + "' (" +
+          op_name(l.kind) + "): its output's proven range " + std::to_string(l.out_range.lo) +
+          ".." + std::to_string(l.out_range.hi) +
+          " does not fit 8 bits (an unclipped sum); clip it or saturate it (.saturating())");
+      return r;
+    }
+  }
   std::vector<layer_plan> plans(n);
   plan_layers(layers, p, objective::model, plans);
   std::vector<layer_l2> l2s(n);
-  planned_run r;
   r.summary = finish_network(layers, p, plans, l2s);
   if (!r.summary.ok()) return r;
   r.planned = true;
