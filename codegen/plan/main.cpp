@@ -27,6 +27,7 @@
 #include "solver.hpp"
 #ifdef CTILE_PLAN_ONNX
 #include <exception>
+#include <filesystem>
 
 #include "ctile/onnx/import.hpp"
 #endif
@@ -135,7 +136,13 @@ int main(int argc, char** argv) {
 #ifdef CTILE_PLAN_ONNX
     try {
       // The layers as ctile-import would declare them (shape-inferred by the importer).
-      imported_layers = ctile::onnx::import_onnx(n, {}).layers;
+      // A signed or sub-byte input declared by the export's config*.json beside the model.
+      ctile::onnx::import_options io;
+      const std::string dir = std::filesystem::path(n).parent_path().string();
+      if (const std::string cfg = ctile::onnx::find_export_config(dir.empty() ? "." : dir);
+          !cfg.empty())
+        io.input_range = ctile::onnx::read_export_config(cfg);
+      imported_layers = ctile::onnx::import_onnx(n, io).layers;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "ctile-plan: %s: %s\n", n.c_str(), e.what());
       return 1;

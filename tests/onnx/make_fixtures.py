@@ -605,7 +605,7 @@ def bad_trunc_offset():
 INVALID = [
     (bad_trunc_offset, r"Floor.*offset after a truncating division"),
     (bad_double_round, r"two successive requantizations"),
-    (bad_unclipped, r"not clipped to an unsigned range"),
+    (bad_unclipped, r"Conv.*not clipped to an 8-bit range"),
     (bad_fraction, r"Clip.*not an integer"),
     (bad_broadcast, r"Mul.*does not broadcast along the channel axis"),
     (bad_dilation, r"Conv.*bad dilation 0"),

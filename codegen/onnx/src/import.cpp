@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -720,11 +721,18 @@ void importer::finalize(int li, const chain& ch_in) {
     fail("the layer output is not an integer: a division is not followed by Floor or a Cast" +
          where());
   const bool has_clip = ch.clipped;
-  const int lo = has_clip ? std::max(ch.lo, 0) : 0;
-  const int hi = has_clip ? std::min(ch.hi, 255) : 255;
-  if (has_clip && (ch.lo < 0 || ch.hi > 255 || ch.lo > ch.hi))
+  // The clip: an unsigned range within 0..255 or a signed one within -128..127.
+  const bool is_signed = has_clip && ch.lo < 0;
+  const int lo = has_clip ? (is_signed ? ch.lo : std::max(ch.lo, 0)) : 0;
+  const int hi = has_clip ? std::min(ch.hi, is_signed ? 127 : 255) : 255;
+  if (has_clip && (ch.lo > ch.hi || (!is_signed && ch.hi > 255) ||
+                   (is_signed && (ch.lo < -128 || ch.hi > 127))))
     fail("the output clip range [" + std::to_string(ch.lo) + ", " + std::to_string(ch.hi) +
-         "] is not an unsigned range within 0..255" + where());
+         "] fits neither 0..255 nor -128..127" + where());
+  if (is_signed && ch.truncated1)
+    fail("a truncating division (integer Div or Cast) before a signed clip [" +
+         std::to_string(ch.lo) + ", " + std::to_string(ch.hi) +
+         "]: truncation and floor differ on negative values" + where());
   const bool uniformM = std::all_of(s.M.begin(), s.M.end(), [&](i64 x) { return x == s.M[0]; });
   const std::size_t C = static_cast<std::size_t>(l.out_channels > 0 ? l.out_channels : 1);
   switch (l.kind) {
@@ -746,10 +754,18 @@ void importer::finalize(int li, const chain& ch_in) {
           fail("an additive offset in the requantization is not supported here" + where());
         }
       }
-      if (!has_clip)
-        net_.notes.push_back("layer " + net_.nodes[static_cast<std::size_t>(li)] +
-                             ": no clip in the graph, the output is held as 8 bits (0..255)");
       l = l.requantized(s.M[0], s.D, lo, hi);
+      if (!has_clip) {
+        // No clip: the output's range is what the inputs prove (ctile::infer), never cut
+        // silently; DORY's saturation to the 8-bit container only on request.
+        l = l.unclipped();
+        if (opt_.saturate) l = l.saturating();
+        net_.notes.push_back("layer " + net_.nodes[static_cast<std::size_t>(li)] +
+                             (opt_.saturate
+                                  ? ": no clip in the graph, saturated to its 8-bit container "
+                                    "where its proven range is wider (--saturate)"
+                                  : ": no clip in the graph, its range is proven from its inputs"));
+      }
       return;
     }
     case op::conv:
@@ -800,7 +816,7 @@ void importer::finalize(int li, const chain& ch_in) {
     return;
   }
   if (!has_clip && l.kind != op::linear)
-    fail("the layer output is not clipped to an unsigned range (no Clip or Relu)" + where());
+    fail("the layer output is not clipped to an 8-bit range (no Clip or Relu)" + where());
   if (!has_clip) fail("a requantized fully connected layer needs a Clip or Relu" + where());
   l = l.requantized(m, D, lo, hi);
 }
@@ -1618,6 +1634,14 @@ imported_network importer::run() {
                   : dims.size() == 3 ? static_cast<int>(dims[2])
                                      : 1;
     layer l = input(h, w, c).named("input");
+    if (opt_.input_range) {
+      const value_range r = *opt_.input_range;
+      if (!(r.lo <= r.hi) || !r.fits_8bit())
+        throw import_error("input '" + in.name() + "'", "",
+                           "the declared input range " + std::to_string(r.lo) + ".." +
+                               std::to_string(r.hi) + " does not fit an 8-bit container");
+      l = l.range(r.lo, r.hi);
+    }
     net_.layers.push_back(l);
     net_.data.emplace_back();
     net_.golden.push_back(-1);
@@ -1755,6 +1779,61 @@ imported_network importer::run() {
 }
 
 }  // namespace
+
+std::optional<value_range> read_export_config(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw std::runtime_error("cannot open the export configuration '" + path + "'");
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  const std::string t = ss.str();
+  // The value after "key": in a flat JSON object (DORY's config files are flat).
+  const auto value_of = [&](const std::string& key) -> std::optional<std::string> {
+    const auto k = t.find("\"" + key + "\"");
+    if (k == std::string::npos) return std::nullopt;
+    auto c = t.find(':', k + key.size() + 2);
+    if (c == std::string::npos) return std::nullopt;
+    ++c;
+    while (c < t.size() && (t[c] == ' ' || t[c] == '\t' || t[c] == '\n' || t[c] == '\r')) ++c;
+    auto e = c;
+    while (e < t.size() && t[e] != ',' && t[e] != '}' && t[e] != '\n') ++e;
+    std::string v = t.substr(c, e - c);
+    while (!v.empty() && (v.back() == ' ' || v.back() == '\r' || v.back() == '\t')) v.pop_back();
+    return v;
+  };
+  const auto bits = value_of("input_bits");
+  if (!bits) return std::nullopt;
+  int b = 0;
+  try {
+    std::size_t used = 0;
+    b = std::stoi(*bits, &used);
+    if (used != bits->size()) b = 0;
+  } catch (const std::exception&) {
+    b = 0;
+  }
+  if (b < 1 || b > 8)
+    throw std::runtime_error(path + ": input_bits " + *bits + " is not a width of 1..8 bits");
+  const auto sg = value_of("input_signed");
+  const bool is_signed = sg && *sg == "true";
+  if (sg && *sg != "true" && *sg != "false")
+    throw std::runtime_error(path + ": input_signed " + *sg + " is neither true nor false");
+  if (is_signed && b < 2) throw std::runtime_error(path + ": a signed input needs 2 bits or more");
+  return is_signed ? signed_range(b) : unsigned_range(b);
+}
+
+std::string find_export_config(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::string found;
+  int n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string f = e.path().filename().string();
+    if (f.rfind("config", 0) == 0 && f.size() > 5 && f.substr(f.size() - 5) == ".json") {
+      found = e.path().string();
+      ++n;
+    }
+  }
+  return n == 1 ? found : std::string{};
+}
 
 imported_network import_onnx_bytes(std::string_view bytes, const import_options& options) {
   if (bytes.size() > options.max_file_bytes)

@@ -7,6 +7,7 @@
 
 #include "ctile/onnx/dory_text.hpp"
 #include "ctile/plan/network_plan.hpp"
+#include "ctile/reference/reference.hpp"
 
 namespace ctile::onnx {
 
@@ -191,12 +192,26 @@ verify_report verify_folder(const std::string& dir, const verify_options& o, con
   namespace fs = std::filesystem;
   if (const std::string err = validate(o.platform); !err.empty()) throw std::runtime_error(err);
   const fs::path d(dir);
-  const imported_network net = import_onnx((d / "model_int.onnx").string(), o.import);
+  import_options io = o.import;
+  std::string config_note;
+  if (!io.input_range) {
+    // The export's configuration declares a signed or sub-byte input (DORY's config*.json).
+    if (const std::string cfg = find_export_config(dir); !cfg.empty()) {
+      io.input_range = read_export_config(cfg);
+      if (io.input_range)
+        config_note = "input range " + std::to_string(io.input_range->lo) + ".." +
+                      std::to_string(io.input_range->hi) + " from " +
+                      fs::path(cfg).filename().string();
+    }
+  }
+  const imported_network net = import_onnx((d / "model_int.onnx").string(), io);
+  const value_range in_range{net.layers[0].quant.lo, net.layers[0].quant.hi};
   const shape is = net.layers[0].out;
   const auto ps = net.params();
   verify_report rep;
   rep.engine = e.name;
   rep.notes = net.notes;
+  if (!config_note.empty()) rep.notes.push_back(config_note);
   const std::vector<std::int64_t> cycles = modeled_cycles(net, o.platform, rep.cycles);
   if (rep.cycles == 0) rep.notes.push_back("no modeled cycles: the plan does not fit");
   // Test vectors: input_K.txt with out_K_layerJ.txt and output_K.txt, or input.txt alone.
@@ -217,9 +232,13 @@ verify_report verify_folder(const std::string& dir, const verify_options& o, con
                                " values, the network input has " + std::to_string(is.elements()));
     std::vector<std::int32_t> x;
     for (auto val : in.values) {
-      if (val < 0 || val > 255)
+      if (val < in_range.lo || val > in_range.hi)
         throw std::runtime_error(in_name + " holds the value " + std::to_string(val) +
-                                 ", outside the unsigned 8-bit input range 0..255");
+                                 ", outside the network input's range " +
+                                 std::to_string(in_range.lo) + ".." + std::to_string(in_range.hi) +
+                                 (in_range.lo == 0 && in_range.hi == 255
+                                      ? " (a signed input is declared by the export's config*.json)"
+                                      : ""));
       x.push_back(static_cast<std::int32_t>(val));
     }
     // Golden files of this vector, aligned with the golden layers.
@@ -340,6 +359,15 @@ verify_report verify_folder(const std::string& dir, const verify_options& o, con
       c.vector = v;
       c.file = op.filename().string();
       rows.push_back(c);
+    }
+    // Saturation on request: how many values each saturated layer changed.
+    if (io.saturate) {
+      const auto counts = reference::saturation_counts(net.layers, ps, outs);
+      for (std::size_t i = 0; i < counts.size(); ++i)
+        if (net.layers[i].saturated)
+          rep.notes.push_back((v >= 0 ? "vector " + vs + ": " : std::string{}) + "layer " +
+                              std::to_string(net.golden[i]) + " (" + net.nodes[i] + "): " +
+                              std::to_string(counts[i]) + " values saturated to the container");
     }
     rep.rows.insert(rep.rows.end(), rows.begin(), rows.end());
     rep.exact += exact;
