@@ -839,6 +839,42 @@ def fx_dilated():
     return g
 
 
+def fx_wide_sum(root, name, saturate):
+    """A residual Mul(32) -> Add -> Div(32) -> Floor with no Clip whose sum exceeds 255 (two
+    branches near 200): the golden holds the true sums (up to 510), or, for the saturating
+    variant, DORY's sums saturated to 255. Then a 1x1 conv reads the (wide or saturated) sum."""
+    wr = np.random.default_rng(20261129)
+    g = Graph(name, [1, 2, 4, 4])
+    g.x = wr.integers(150, 256, size=(1, 2, 4, 4)).astype(np.int64)
+
+    def branch(scale):
+        w = np.zeros((2, 2, 1, 1), dtype=np.int64)
+        w[0, 0, 0, 0], w[1, 1, 0, 0] = scale, scale
+        c = g.node("Conv", [g.x_name, g.init(w)], kernel_shape=[1, 1])
+        y = g.node("Clip", [g.node("Floor", [g.node("Div", [c, g.const(4.0)])])], min=0.0,
+                   max=255.0)
+        return y, np.clip(floordiv(conv_np(g.x, w, (1, 1), (0, 0, 0, 0), 1), 4), 0, 255)
+
+    a, ya = branch(5)
+    g.anchor(ya)
+    b, yb = branch(4)
+    g.anchor(yb)
+    sm = g.node("Add", [g.node("Mul", [a, g.const(32.0)]), g.node("Mul", [b, g.const(32.0)])])
+    s_ = g.node("Floor", [g.node("Div", [sm, g.const(32.0)])])
+    ys = floordiv(ya * 32 + yb * 32, 32)
+    assert ys.max() > 255, "the fixture's sums must exceed 8 bits"
+    if saturate:
+        ys = np.clip(ys, 0, 255)
+    g.anchor(ys)
+    w = wr.integers(-3, 4, size=(3, 2, 1, 1)).astype(np.int64)
+    c = g.node("Conv", [s_, g.init(w)], kernel_shape=[1, 1])
+    y = g.node("Clip", [g.node("Floor", [g.node("Div", [g.node("Add", [c, g.const(600.0)]),
+                                                          g.const(8.0)])])], min=0.0, max=255.0)
+    g.anchor(np.clip(floordiv(conv_np(ys, w, (1, 1), (0, 0, 0, 0), 1) + 600, 8), 0, 255))
+    g.outputs = [y]
+    g.save(root)
+
+
 def main():
     root = sys.argv[1]
     os.makedirs(root, exist_ok=True)
@@ -887,6 +923,8 @@ def main():
             fh.write(rx + "\n")
     fx_pad_kernel().save(root)
     fx_dilated().save(root)
+    fx_wide_sum(root, "wide_sum", saturate=False)
+    fx_wide_sum(root, "wide_sum_saturated", saturate=True)
     fx_multi_vector(root)
     fx_multi_vector(root, "multi_vector_corrupt", corrupt=(1, 2))
     # A golden numbering that skips a layer: an extra file (of another size) between layers 1 and
