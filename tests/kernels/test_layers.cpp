@@ -348,6 +348,69 @@ TEST(Kernels, DepthwiseRandomized) {
   }
 }
 
+/// A dilated, padded window (pads up to twice the dilated window, so often as large as the
+/// kernel or larger): 2-D, or 1-D along the width (a TCN layer, H = 1) or the height.
+layer dilated_window(layer base, rng_t& g, int shape_kind) {
+  int kh = uniform(g, 1, 4), kw = uniform(g, 1, 4);
+  int dh = uniform(g, 1, 4), dw = uniform(g, 1, 4);
+  if (shape_kind == 1) kh = 1, dh = 1, kw = uniform(g, 2, 5), dw = 1 << uniform(g, 0, 3);
+  if (shape_kind == 2) kw = 1, dw = 1, kh = uniform(g, 2, 5), dh = 1 << uniform(g, 0, 3);
+  const int eh = (kh - 1) * dh + 1, ew = (kw - 1) * dw + 1;
+  base = base.kernel_size(kh, kw).dilated(dh, dw).strides(uniform(g, 1, 3), uniform(g, 1, 3));
+  const auto p = [&](int e) { return uniform(g, 0, 3) == 0 ? 0 : uniform(g, 0, 2 * e); };
+  return base.padded(shape_kind == 1 ? 0 : p(eh), shape_kind == 1 ? 0 : p(eh),
+                     shape_kind == 2 ? 0 : p(ew), shape_kind == 2 ? 0 : p(ew));
+}
+
+/// A random tile of the case whose window reads at least one input row and column (tiles
+/// wholly in padding never reach a kernel: the planner's tiles always touch the input).
+tile touching_tile(const layer& l, rng_t& g, bool whole) {
+  for (int tries = 0; tries < 1000; ++tries) {
+    const tile t = random_tile(l, g, whole);
+    const input_window w = window_of(l, t.oy0, t.oy1, t.ox0, t.ox1);
+    if (w.iy1 > w.iy0 && w.ix1 > w.ix0) return t;
+  }
+  ADD_FAILURE() << "no tile of the layer reads its input";
+  return random_tile(l, g, true);
+}
+
+// Dilation and padding of any size, conv and depthwise, 1-D and 2-D, bit-exact against the
+// reference on the whole layer and on tiles with their own (possibly over-sized) padding.
+TEST(Kernels, DilatedAndOverPaddedConvAndDepthwise) {
+  rng_t g(18);
+  for (int n = 0; n < 90; ++n) {
+    const bool dw = n % 3 == 2;
+    const bool bn = uniform(g, 0, 1) == 1, bias = uniform(g, 0, 2) != 0;
+    layer l = dilated_window(dw ? depthwise(1) : conv2d(uniform(g, 1, 9), 1), g, n % 4 % 3);
+    if (bias) l = l.with_bias();
+    if (bn) l = l.bn();
+    const extent2 e = l.window();
+    const int ch = n % 5 == 0 ? 4 * uniform(g, 1, 2) : uniform(g, 1, 7);
+    int h = 0, w = 0;
+    std::vector<layer> ls;
+    do {  // an input that some window reads (else inference refuses the layer)
+      h = n % 4 % 3 == 1 ? 1 : std::max(1, e.h - l.pad.t - l.pad.b) + uniform(g, 0, 6);
+      w = n % 4 % 3 == 2 ? 1 : std::max(1, e.w - l.pad.l - l.pad.r) + uniform(g, 0, 6);
+      ls = {input(h, w, ch), l};
+    } while (infer(ls).what == problem::windows_miss_input);
+    ASSERT_TRUE(infer(ls).ok());
+    const requant q = pick_quant(g, typical_t(ls[1], bn));
+    const layer_case c = make_case({ls[0], l.requantized(q.m, q.d, q.lo, q.hi)}, g);
+    SCOPED_TRACE(std::string(dw ? "depthwise " : "conv ") + std::to_string(l.kernel.h) + "x" +
+                 std::to_string(l.kernel.w) + " dilation " + std::to_string(l.dilation.h) + "x" +
+                 std::to_string(l.dilation.w) + " stride " + std::to_string(l.stride.h) + "x" +
+                 std::to_string(l.stride.w) + " pads " + std::to_string(l.pad.t) + "," +
+                 std::to_string(l.pad.b) + "," + std::to_string(l.pad.l) + "," +
+                 std::to_string(l.pad.r) + " input " + std::to_string(h) + "x" + std::to_string(w) +
+                 "x" + std::to_string(ch) + " case " + std::to_string(n));
+    for (int t = 0; t < 3; ++t) {
+      const tile_run r(c, touching_tile(c.l, g, t == 0), t == 2);
+      for (int cores : {1, 3, 8})
+        for (const core_split& s : splits_for(cores)) ASSERT_TRUE(r.run(cores, s, false));
+    }
+  }
+}
+
 TEST(Kernels, LinearEightAndThirtyTwoBitOutputs) {
   rng_t g(3);
   for (int n = 0; n < 40; ++n) {

@@ -392,3 +392,51 @@ TEST(TileLoop, WeightsAndParametersInOneCommand) {
     EXPECT_EQ(bad, 0u);
   }
 }
+
+// Dilated convolutions and padding of any size (as large as the window or larger), conv and
+// depthwise, 1-D (H = 1, a TCN layer) and 2-D, through the generic loop nest: each layer
+// planned under three L1 budgets — the least its tiles need (the smallest tiles: rows and
+// columns of a few outputs, whose first and last tiles meet the padding), a third of the
+// whole layer, and the whole layer — and checked value by value against the reference.
+TEST(TileLoop, DilatedAndOverPaddedSweep) {
+  std::mt19937 rng(2024);
+  const auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int row_tiled = 0, col_tiled = 0;
+  for (int n = 0; n < 24; ++n) {
+    const bool dw = n % 3 == 2;
+    const bool one_d = n % 4 == 1;
+    const int kh = one_d ? 1 : uni(1, 3), kw = uni(1, one_d ? 5 : 3);
+    const int dh = one_d ? 1 : uni(1, 3), dwl = one_d ? 1 << uni(0, 3) : uni(1, 3);
+    const int eh = (kh - 1) * dh + 1, ew = (kw - 1) * dwl + 1;
+    const auto p = [&](int e) { return uni(0, 2) == 0 ? 0 : uni(0, e + 2); };
+    layer l = (dw ? depthwise(kh, kw) : conv2d(uni(1, 12), kh, kw))
+                  .dilated(dh, dwl)
+                  .strides(one_d ? 1 : uni(1, 2), uni(1, 2))
+                  .padded(one_d ? 0 : p(eh), one_d ? 0 : p(eh), p(ew), p(ew))
+                  .with_bias()
+                  .bn()
+                  .requantized(1, 1 << uni(6, 10));
+    std::vector<layer> ls;
+    do {
+      ls = {input(one_d ? 1 : uni(eh, eh + 12), uni(ew, ew + 30), uni(1, 12)), l};
+    } while (!infer(ls).ok());
+    const layer& L = ls.back();
+    SCOPED_TRACE(testing::Message()
+                 << (dw ? "depthwise " : "conv ") << kh << "x" << kw << " dilation " << dh << "x"
+                 << dwl << " stride " << L.stride.h << "x" << L.stride.w << " pads " << L.pad.t
+                 << "," << L.pad.b << "," << L.pad.l << "," << L.pad.r << " input " << L.in.h << "x"
+                 << L.in.w << "x" << L.in.c);
+    const int cores = uni(1, 8);
+    const layer_plan whole =
+        plan_layer(L, gap8.with_stacks(0, 0).with_l1(1 << 24).with_cores(cores));
+    for (int budget : {whole.l1_needed, std::max(whole.l1_needed, whole.l1.total / 3), 1 << 24}) {
+      const layer_plan pl = plan_layer(L, gap8.with_stacks(0, 0).with_l1(budget).with_cores(cores));
+      if (!pl.fits) continue;  // the least need can be below every tiling that reads its input
+      row_tiled += pl.n_h > 1;
+      col_tiled += pl.n_w > 1;
+      check_layer(ls, budget, cores, static_cast<std::uint32_t>(100 + n));
+    }
+  }
+  EXPECT_GT(row_tiled, 5);
+  EXPECT_GT(col_tiled, 5);
+}

@@ -9,9 +9,12 @@
 #include <ctile/ctile.hpp>
 #include <ctile/plan/imported.hpp>
 #include <ctile/plan/plan.hpp>
+#include <ctile/reference/reference.hpp>
+#include <ctile/schedule/host_run.hpp>
 #include <ctile/solve/export.hpp>
 #include <ctile/solve/json.hpp>
 #include <ctile/solve/solve.hpp>
+#include <random>
 #include <span>
 #include <string>
 #include <vector>
@@ -422,6 +425,99 @@ TEST(SolveJoint, TimeoutIsReported) {
   if (j.ok) GTEST_SKIP() << "solved within 1 ms";
   EXPECT_TRUE(j.timed_out);
   EXPECT_NE(j.error.find("gave no answer within 1 ms"), std::string::npos) << j.error;
+}
+
+// Dilated convolutions and padding as large as the window or larger (1-D and 2-D, conv and
+// depthwise) solved by Z3: the same plan as the constexpr search, accepted by the compile-time
+// re-check, never a tile wholly in padding, and bit-exact with the reference when the network
+// runs on Z3's tilings (on GAP-8 and on an L1 small enough to cut rows and columns).
+TEST(SolveDilation, DilatedAndOverPaddedLayersRunBitExactOnZ3Plans) {
+  std::mt19937 rng(77);
+  const auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int tiled = 0;
+  for (int n = 0; n < 10; ++n) {
+    const bool one_d = n % 2 == 0;
+    const int kh = one_d ? 1 : uni(1, 3), kw = uni(2, one_d ? 5 : 3);
+    const int dh = one_d ? 1 : uni(1, 3), dw = one_d ? 1 << uni(1, 3) : uni(1, 3);
+    const int ew = (kw - 1) * dw + 1, eh = (kh - 1) * dh + 1;
+    const int c = uni(2, 16);
+    std::vector<layer> ls{input(one_d ? 1 : uni(eh, eh + 10), uni(ew, ew + 40), c),
+                          conv2d(uni(4, 24), kh, kw)
+                              .dilated(dh, dw)
+                              .padded(one_d ? 0 : uni(0, eh + 1), one_d ? 0 : uni(0, eh + 1),
+                                      uni(0, ew + 1), uni(0, 2))
+                              .strides(1, uni(1, 2))
+                              .with_bias()
+                              .requantized(1, 1 << 9)
+                              .named("c"),
+                          depthwise(kh, kw)
+                              .dilated(dh, dw)
+                              .padded(one_d ? 0 : eh, 0, ew, ew)
+                              .bn()
+                              .requantized(1, 64)};
+    if (!infer(ls).ok()) continue;
+    // Weights, parameters and an input.
+    std::vector<std::vector<std::int8_t>> w(ls.size());
+    std::vector<std::vector<std::int32_t>> b(ls.size()), k(ls.size()), lam(ls.size());
+    std::vector<layer_params> prm(ls.size());
+    for (std::size_t i = 1; i < ls.size(); ++i) {
+      w[i].resize(static_cast<std::size_t>(ls[i].weight_count()));
+      for (auto& v : w[i]) v = static_cast<std::int8_t>(uni(-30, 30));
+      const auto ch = static_cast<std::size_t>(ls[i].channel_params());
+      if (ls[i].bias) b[i].assign(ch, 0);
+      for (auto& v : b[i]) v = uni(-2000, 2000);
+      if (ls[i].batchnorm) k[i].assign(ch, 0), lam[i].assign(ch, 0);
+      for (auto& v : k[i]) v = uni(1, 3);
+      for (auto& v : lam[i]) v = uni(-1000, 3000);
+      prm[i] = {w[i], b[i], k[i], lam[i]};
+    }
+    std::vector<std::uint8_t> x(static_cast<std::size_t>(ls[0].out.elements()));
+    for (auto& v : x) v = static_cast<std::uint8_t>(uni(0, 255));
+    const auto expected = reference::run(ls, prm, std::span<const std::uint8_t>(x));
+    for (const platform& p : {gap8, gap8.with_stacks(0, 0).with_l1(2048)}) {
+      SCOPED_TRACE(testing::Message() << "case " << n << " on " << p.l1_budget() << " B of L1");
+      const problem_set s = read_problems(exported(ls, p));
+      const network_solution sol = solve_network(s, {});
+      ASSERT_TRUE(sol.ok);
+      std::vector<layer_plan> plans(ls.size());
+      plans[0] = plan_layer(ls[0], p);
+      for (std::size_t i = 1; i < ls.size(); ++i) {
+        const layer& l = ls[i];
+        const layer_solution& z = sol.layers[i];
+        ASSERT_EQ(z.status, layer_status::optimal) << "layer " << i;
+        const layer_plan lp = plan_layer(l, p, objective::model);
+        EXPECT_EQ(z.chosen.cycles, lp.score) << "layer " << i;
+        EXPECT_EQ(z.chosen.th, lp.tile_h) << "layer " << i;
+        EXPECT_EQ(z.chosen.tw, lp.tile_w) << "layer " << i;
+        const imported_layer im{l.kind,         l.out.h,         l.out.w,     l.out.c,
+                                l.in.c,         z.chosen.tc,     z.chosen.th, z.chosen.tw,
+                                z.chosen.split, z.chosen.cycles, z.chosen.tk, z.chosen.cores};
+        EXPECT_TRUE(check_imported_layer(l, p, im).ok()) << "layer " << i;
+        const tiling_problem P = make_problem(l, p);
+        EXPECT_TRUE(rows_read_input(P, z.chosen.th) && cols_read_input(P, z.chosen.tw));
+        const tiling_problem Q = z.chosen.cores != 0 ? on_fewer_cores(P, z.chosen.cores) : P;
+        plans[i] =
+            make_layer_plan(Q, z.chosen.tc, z.chosen.th, z.chosen.tw, z.chosen.split, z.chosen.tk);
+        tiled += plans[i].n_h > 1 || plans[i].n_w > 1;
+      }
+      std::vector<layer_l2> l2s(ls.size());
+      const network_summary sum = finish_network(ls, p, plans, l2s);
+      ASSERT_TRUE(sum.ok());
+      int l1_bytes = 4;
+      for (const auto& lp : plans) l1_bytes = std::max(l1_bytes, lp.l1.total);
+      std::vector<kernels::requant_plan> quant(ls.size());
+      for (std::size_t i = 0; i < ls.size(); ++i) quant[i] = kernels::plan_for(ls[i], prm[i]);
+      schedule::host_run_options o;
+      o.cores = p.cores;
+      o.mode = hal::completion::random;
+      const auto r =
+          schedule::run_on_host(schedule::plan_view{ls, plans, l2s}, l1_bytes, sum.l2_peak,
+                                sum.l3_used, prm, std::span<const std::uint8_t>(x), quant, o);
+      for (const auto& e : r.problems) ADD_FAILURE() << e;
+      for (std::size_t i = 1; i < ls.size(); ++i) EXPECT_EQ(r.outputs[i], expected[i]) << i;
+    }
+  }
+  EXPECT_GT(tiled, 5);
 }
 
 }  // namespace

@@ -92,6 +92,9 @@ tiling_problem read_tiling(const json& j, const std::string& at) {
   t.kernel = {k[0], k[1]};
   t.stride = {s[0], s[1]};
   t.pad = {pad[0], pad[1], pad[2], pad[3]};
+  int dil[2] = {1, 1};  // absent: not dilated
+  if (j.has("dilation")) get_ints(j, "dilation", at, dil);
+  t.dilation = {dil[0], dil[1]};
   t.out_bpe = get(j, "out_bpe", at);
   t.weights_per_channel = get(j, "weights_per_channel", at);
   t.params_per_channel = get(j, "params_per_channel", at);
@@ -121,6 +124,12 @@ tiling_problem read_tiling(const json& j, const std::string& at) {
   positive(t.Hin, "Hin"), positive(t.Win, "Win"), positive(t.Cin, "Cin");
   positive(t.kernel.h, "kernel"), positive(t.kernel.w, "kernel");
   positive(t.stride.h, "stride"), positive(t.stride.w, "stride");
+  positive(t.dilation.h, "dilation"), positive(t.dilation.w, "dilation");
+  for (int v : {t.pad.t, t.pad.b, t.pad.l, t.pad.r})
+    if (v < 0 || v > (1 << 20)) throw problem_error(at + ".pad: expected 0 to 2^20");
+  t.window = {dilated_extent(t.kernel.h, t.dilation.h), dilated_extent(t.kernel.w, t.dilation.w)};
+  if (t.window.h > (1 << 20) || t.window.w > (1 << 20))
+    throw problem_error(at + ".dilation: the dilated window exceeds 2^20");
   positive(t.cores, "cores"), positive(t.dma_bytes_per_kcycle, "dma_bytes_per_kcycle");
   positive(t.dma_limit, "dma_limit"), positive(t.dma_line_max, "dma_line_max");
   if (t.max_tile_h < 1) throw problem_error(at + ".max_tile_h: expected at least 1");
@@ -188,6 +197,7 @@ problem_set read_problems(std::string_view text) {
     n.out_channels = l.out.c, n.in_channels = l.in.c;
     if (l.has_problem) {
       n.kernel = l.problem.kernel, n.stride = l.problem.stride, n.pad = l.problem.pad;
+      n.dilation = l.problem.dilation;
       n.requantize = l.problem.out_bpe == 1;
       const int params = l.problem.params_per_channel / 4;  // bias 1, batchnorm 2
       n.bias = params % 2 == 1;

@@ -45,4 +45,24 @@ constexpr int window_out(int in, int pad_lo, int pad_hi, int k, int s) {
   return span / s + 1;
 }
 
+/// Whether the windows of the outputs [o0, o0 + n) of an axis (input `in`, window `e`, stride
+/// `s`, padding `pad_lo` before) together span at least one input element: with padding as
+/// large as the window, the first or last outputs may read padding only.
+constexpr bool outputs_reach_input(int in, int e, int s, int pad_lo, int o0, int n) {
+  const int first = o0 * s - pad_lo;                   // first input element of the first window
+  const int last = (o0 + n - 1) * s - pad_lo + e - 1;  // last element of the last window
+  return n > 0 && last >= 0 && first <= in - 1;
+}
+
+/// Whether every tile of an axis of `out` outputs cut in tiles of `t` reads at least one input
+/// element (a tile wholly in padding has no input to load). The windows move monotonically, so
+/// the first and last tiles decide.
+constexpr bool tiles_reach_input(int in, int out, int e, int s, int pad_lo, int t) {
+  if (t <= 0 || out <= 0) return false;
+  if (t > out) t = out;
+  const int last0 = (out - 1) / t * t;
+  return outputs_reach_input(in, e, s, pad_lo, 0, t) &&
+         outputs_reach_input(in, e, s, pad_lo, last0, out - last0);
+}
+
 }  // namespace ctile

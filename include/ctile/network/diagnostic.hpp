@@ -27,6 +27,7 @@ enum class problem : unsigned char {
   bad_rescale,
   bad_dilation,
   bad_input_range,
+  windows_miss_input,
 };
 
 /// The first problem found in a network (problem::none if there is none).
@@ -96,6 +97,13 @@ template <int Layer, auto Name, op Kind, int KernelH, int KernelW, int DilationH
 struct dilation_must_be_positive_and_only_on_convolutions {
   static_assert(Layer < 0,
                 "dilations must be at least 1, and only a conv or depthwise layer may be dilated");
+};
+template <int Layer, auto Name, op Kind, int WindowH, int WindowW, int PadT, int PadB, int PadL,
+          int PadR>
+struct every_window_lies_in_padding {
+  static_assert(Layer < 0,
+                "no output window of the layer reads its input along an axis: its padding "
+                "exceeds the input on that side");
 };
 template <int Layer, auto Name, op Kind, int Channels>
 struct channel_count_must_be_positive {
@@ -168,6 +176,9 @@ consteval bool report() {
     (void)error::two_layers_share_a_name<D.layer, name, v[0]>{};
   } else if constexpr (D.what == problem::bad_rescale) {
     (void)error::residual_rescale_shift_out_of_range<D.layer, name, v[0], v[1]>{};
+  } else if constexpr (D.what == problem::windows_miss_input) {
+    (void)error::every_window_lies_in_padding<D.layer, name, D.kind, v[0], v[1], v[2], v[3], v[4],
+                                              v[5]>{};
   } else if constexpr (D.what == problem::bad_dilation) {
     (void)error::dilation_must_be_positive_and_only_on_convolutions<D.layer, name, D.kind, v[0],
                                                                     v[1], v[2], v[3]>{};

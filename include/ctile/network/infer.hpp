@@ -185,6 +185,13 @@ constexpr diagnostic infer(std::span<layer> ls) {
         d.v[2] = l.in.h + l.pad.t + l.pad.b, d.v[3] = l.in.w + l.pad.l + l.pad.r;
         return d;
       }
+      if (!outputs_reach_input(l.in.h, win.h, l.stride.h, l.pad.t, 0, oh) ||
+          !outputs_reach_input(l.in.w, win.w, l.stride.w, l.pad.l, 0, ow)) {
+        auto d = fault(problem::windows_miss_input, i, l);
+        d.v[0] = win.h, d.v[1] = win.w;
+        d.v[2] = l.pad.t, d.v[3] = l.pad.b, d.v[4] = l.pad.l, d.v[5] = l.pad.r;
+        return d;
+      }
       l.out = {oh, ow, l.in.c};
     }
     // Channels.

@@ -184,7 +184,7 @@ constexpr std::int64_t core_cycles(const tiling_problem& P, const core_coefs& k,
   if (r <= 0 || w <= 0) return 0;
   std::int64_t t = std::int64_t{r} * row_cycles(k, w);
   if (k.stripe != 0)
-    t += k.stripe * ((r - 1) * P.stride.h + P.kernel.h) * ((w - 1) * P.stride.w + P.kernel.w);
+    t += k.stripe * ((r - 1) * P.stride.h + P.window.h) * ((w - 1) * P.stride.w + P.window.w);
   return t + kernel_call;
 }
 
@@ -353,9 +353,9 @@ constexpr std::int64_t input_dma(const tiling_problem& P, int th, int tw, int tc
     return ((b + P.dma_limit - 1) / P.dma_limit) * P.dma_latency +
            (b * 1000 + P.dma_bytes_per_kcycle - 1) / P.dma_bytes_per_kcycle;
   }
-  int ih = (th - 1) * P.stride.h + P.kernel.h;
+  int ih = (th - 1) * P.stride.h + P.window.h;
   if (ih > P.Hin) ih = P.Hin;
-  int iw = (tw - 1) * P.stride.w + P.kernel.w;
+  int iw = (tw - 1) * P.stride.w + P.window.w;
   if (iw > P.Win) iw = P.Win;
   const int ic = P.channels_follow_input ? tc : P.Cin;
   const std::int64_t b = std::int64_t{ih} * iw * ic * P.inputs;
@@ -438,14 +438,14 @@ constexpr row_context row_context_for(const tiling_problem& P, const channel_con
 /// (w - 1) * s + k >= w * min(s, k).
 constexpr std::int64_t stripe_cols(const tiling_problem& P, std::int64_t cols) {
   if (cols <= 0) return 0;
-  if (P.whole_rows) return (cols - 1) * P.stride.w + P.kernel.w;
-  return cols * (P.stride.w < P.kernel.w ? P.stride.w : P.kernel.w);
+  if (P.whole_rows) return (cols - 1) * P.stride.w + P.window.w;
+  return cols * (P.stride.w < P.window.w ? P.stride.w : P.window.w);
 }
 /// The same for rows summed over a column of tiles (at least one tile).
 constexpr std::int64_t stripe_rows(const tiling_problem& P, std::int64_t rows) {
   if (rows <= 0) return 0;
-  if (P.kernel.h >= P.stride.h) return (rows - 1) * P.stride.h + P.kernel.h;
-  return rows * P.kernel.h;
+  if (P.window.h >= P.stride.h) return (rows - 1) * P.stride.h + P.window.h;
+  return rows * P.window.h;
 }
 
 /// A lower bound split in parts: compute (without the per-tile kernel call), traffic that the
@@ -475,9 +475,9 @@ constexpr void traffic_bound(const tiling_problem& P, int tc, int th, bound_part
   if (P.linear) {
     in_b = std::int64_t{P.Hin} * P.Win * P.Cin;
   } else {
-    int rows = th > 0 ? (th - 1) * P.stride.h + P.kernel.h : P.kernel.h;
+    int rows = th > 0 ? (th - 1) * P.stride.h + P.window.h : P.window.h;
     if (rows > P.Hin) rows = P.Hin;
-    int cols = P.whole_rows ? P.Win : P.kernel.w;
+    int cols = P.whole_rows ? P.Win : P.window.w;
     if (cols > P.Win) cols = P.Win;
     in_b = std::int64_t{rows} * cols * (P.channels_follow_input ? c_first : P.Cin) * P.inputs;
   }
@@ -511,7 +511,7 @@ constexpr bound_parts row_lower_bound(const tiling_problem& P, const channel_con
         const core_coefs& k = cx.coef[i][cj];
         const std::int64_t px2 = k.quad != 0 && k.quad < 2 * k.pair ? k.quad / 2 : k.pair;
         const std::int64_t r = rx.r[i][hj];
-        const std::int64_t in_r = r > 0 ? (r - 1) * P.stride.h + P.kernel.h : 0;
+        const std::int64_t in_r = r > 0 ? (r - 1) * P.stride.h + P.window.h : 0;
         t += std::int64_t{cnt_c} * cnt_h *
              (cols * r * (px2 + 2 * k.per_px) / 2 + k.stripe * in_r * stripe_cols(P, cols));
       }
@@ -611,8 +611,8 @@ constexpr void layer_cycles_at(const tiling_problem& P, const channel_context& c
           if (r > 0 && wc > 0) {
             comp = std::int64_t{r} * row_cycles(k, wc) + kernel_call;
             if (k.stripe != 0)
-              comp += k.stripe * ((r - 1) * P.stride.h + P.kernel.h) *
-                      ((wc - 1) * P.stride.w + P.kernel.w);
+              comp += k.stripe * ((r - 1) * P.stride.h + P.window.h) *
+                      ((wc - 1) * P.stride.w + P.window.w);
           }
           const std::int64_t t0 = comp > xy ? comp : xy;
           if (!last_spatial) {

@@ -64,16 +64,18 @@ struct imported_plan {
 /// The constraint an imported layer plan breaks (the third argument of the error below).
 enum class imported_constraint : std::uint8_t {
   none,
-  layer_kind_changed,             ///< Value: the kind now, Limit: the kind solved for
-  output_height_changed,          ///< Value: out.h now, Limit: out.h solved for
-  output_width_changed,           ///< likewise
-  output_channels_changed,        ///< likewise
-  input_channels_changed,         ///< likewise
-  channel_tile_out_of_range,      ///< Value: tile_c, Limit: the output channels
-  row_tile_out_of_range,          ///< Value: tile_h, Limit: the output rows
-  column_tile_out_of_range,       ///< Value: tile_w, Limit: the output columns
-  depthwise_tile_not_whole_rows,  ///< Value: tile_w, Limit: the row width it must span
-  split_not_supported,            ///< Value: the split kind, Limit: the kind's default split
+  layer_kind_changed,              ///< Value: the kind now, Limit: the kind solved for
+  output_height_changed,           ///< Value: out.h now, Limit: out.h solved for
+  output_width_changed,            ///< likewise
+  output_channels_changed,         ///< likewise
+  input_channels_changed,          ///< likewise
+  channel_tile_out_of_range,       ///< Value: tile_c, Limit: the output channels
+  row_tile_out_of_range,           ///< Value: tile_h, Limit: the output rows
+  column_tile_out_of_range,        ///< Value: tile_w, Limit: the output columns
+  depthwise_tile_not_whole_rows,   ///< Value: tile_w, Limit: the row width it must span
+  row_tile_reads_only_padding,     ///< Value: tile_h, Limit: the padding above (rows)
+  column_tile_reads_only_padding,  ///< Value: tile_w, Limit: the padding on the left (columns)
+  split_not_supported,             ///< Value: the split kind, Limit: the kind's default split
   k_tile_out_of_range,      ///< Value: tile_k, Limit: the layer's reduction (0 for other kinds)
   k_tile_not_whole_words,   ///< Value: tile_k, Limit: 4
   cores_out_of_range,       ///< Value: the cores, Limit: the platform's (fewer only with scratch)
@@ -107,6 +109,10 @@ constexpr const char* imported_constraint_text(imported_constraint c) {
       return "the output width changed since the plan was solved";
     case imported_constraint::output_channels_changed:
       return "the output channel count changed since the plan was solved";
+    case imported_constraint::row_tile_reads_only_padding:
+      return "a row tile of that size lies wholly in the layer's padding (it has no input)";
+    case imported_constraint::column_tile_reads_only_padding:
+      return "a column tile of that size lies wholly in the layer's padding (it has no input)";
     case imported_constraint::input_channels_changed:
       return "the input channel count changed since the plan was solved";
     case imported_constraint::channel_tile_out_of_range:
@@ -190,6 +196,10 @@ constexpr imported_check check_imported_layer(const layer& l, const platform& p,
   if (im.tile_w < 1 || im.tile_w > P.W) return fail(C::column_tile_out_of_range, im.tile_w, P.W);
   if (P.whole_rows && im.tile_w != P.W)
     return fail(C::depthwise_tile_not_whole_rows, im.tile_w, P.W);
+  if (!rows_read_input(P, im.tile_h))
+    return fail(C::row_tile_reads_only_padding, im.tile_h, P.pad.t);
+  if (!cols_read_input(P, im.tile_w))
+    return fail(C::column_tile_reads_only_padding, im.tile_w, P.pad.l);
   const cost::split_list splits = cost::splits_for(P);
   bool known = false;
   for (int i = 0; i < splits.n; ++i) known = known || splits.item[i] == im.split;

@@ -134,9 +134,9 @@ constexpr layer_plan make_layer_plan(const tiling_problem& P, int tc, int th, in
     r.in_last_h = P.Hin, r.in_last_w = P.Win;
   } else {
     r.in_last_h =
-        input_span_of((b.nh - 1) * th, r.last_h, P.Hin, P.pad.t, P.kernel.h, P.stride.h).size;
+        input_span_of((b.nh - 1) * th, r.last_h, P.Hin, P.pad.t, P.window.h, P.stride.h).size;
     r.in_last_w =
-        input_span_of((b.nw - 1) * tw, r.last_w, P.Win, P.pad.l, P.kernel.w, P.stride.w).size;
+        input_span_of((b.nw - 1) * tw, r.last_w, P.Win, P.pad.l, P.window.w, P.stride.w).size;
   }
   r.x_bytes = b.x, r.x2_bytes = b.x2, r.y_bytes = b.y, r.w_bytes = b.w, r.kl_bytes = b.kl;
   r.scratch_bytes = b.scratch;

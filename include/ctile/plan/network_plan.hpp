@@ -102,7 +102,7 @@ constexpr int last_consumer(std::span<const layer> ls, int i) {
 /// Input rows a band of `band` output rows reads (the whole input for a linear layer).
 constexpr int band_input_rows(const layer& l, int band) {
   if (l.kind == op::linear) return l.in.h;
-  const int r = (band - 1) * l.stride.h + l.kernel.h;
+  const int r = (band - 1) * l.stride.h + l.window().h;
   return r < l.in.h ? r : l.in.h;
 }
 
@@ -191,7 +191,7 @@ constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const pla
   const std::int64_t X = plan_detail::input_bytes(l);
   const std::int64_t x_resident =
       input_in_l3 ? align4l(l.in.elements()) * (l.inputs() - inputs_in_l3) : 0;
-  const int k_h = l.kind == op::linear ? l.in.h : l.kernel.h;
+  const int k_h = l.kind == op::linear ? l.in.h : l.window().h;
   const int s_h = l.kind == op::linear ? 1 : l.stride.h;
   auto in_rows = [&](int band) {
     if (l.kind == op::linear) return l.in.h;

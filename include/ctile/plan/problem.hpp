@@ -70,13 +70,15 @@ struct tiling_problem {
   op kind = op::input;
   int H = 1, W = 1, C = 1;        ///< output extents (the tiled axes)
   int Hin = 1, Win = 1, Cin = 1;  ///< input extents
-  extent2 kernel{1, 1};
+  extent2 kernel{1, 1};           ///< the taps (weights, scratch, kernel work)
   extent2 stride{1, 1};
   padding pad{};
-  int out_bpe = 1;                     ///< output bytes per element (4 for raw int32 logits)
-  int weights_per_channel = 0;         ///< int8 weights per output channel
-  int params_per_channel = 0;          ///< bytes of bias/kappa/lambda per output channel
-  int inputs = 1;                      ///< 2 for a residual add
+  extent2 dilation{1, 1};
+  extent2 window{1, 1};         ///< the input extent of one output: (kernel - 1) * dilation + 1
+  int out_bpe = 1;              ///< output bytes per element (4 for raw int32 logits)
+  int weights_per_channel = 0;  ///< int8 weights per output channel
+  int params_per_channel = 0;   ///< bytes of bias/kappa/lambda per output channel
+  int inputs = 1;               ///< 2 for a residual add
   bool channels_follow_input = false;  ///< depthwise/pool/add: input channel tile = output's
   bool linear = false;
   /// Column tiles span whole rows. Depthwise: the kernel re-lays each channel of its input
@@ -105,6 +107,7 @@ constexpr tiling_problem make_problem_geometry(const layer& l, const platform& p
   t.H = l.out.h, t.W = l.out.w, t.C = l.out.c;
   t.Hin = l.in.h, t.Win = l.in.w, t.Cin = l.in.c;
   t.kernel = l.kernel, t.stride = l.stride, t.pad = l.pad;
+  t.dilation = l.dilation, t.window = l.window();
   t.out_bpe = l.output_bytes_per_element();
   t.inputs = l.kind == op::add ? 2 : 1;
   t.linear = l.kind == op::linear;
@@ -115,7 +118,7 @@ constexpr tiling_problem make_problem_geometry(const layer& l, const platform& p
     t.weights_per_channel = per > 0x3fffffff ? 0x3fffffff : static_cast<int>(per);
   }
   t.params_per_channel = l.has_weights() ? 4 * ((l.bias ? 1 : 0) + (l.batchnorm ? 2 : 0)) : 0;
-  if (t.linear) t.kernel = {1, 1}, t.stride = {1, 1}, t.pad = {};
+  if (t.linear) t.kernel = t.window = t.dilation = {1, 1}, t.stride = {1, 1}, t.pad = {};
   t.whole_rows = l.kind == op::depthwise;
   t.cores = p.cores;
   t.cluster_cores = p.cores;
@@ -146,6 +149,18 @@ constexpr tiling_problem on_fewer_cores(tiling_problem P, int n) {
                        ? kernel_scratch_bytes(op::conv, n, P.Cin, P.kernel, P.stride, 0, P.pad)
                        : 0;
   return P;
+}
+
+/// Whether row tiles of `th` outputs each read at least one input row (with padding as large
+/// as the window, a tile of the first or last outputs may lie wholly in padding: such a tile has
+/// no input to load, so the search skips its size). Always true when the padding is smaller
+/// than the window.
+constexpr bool rows_read_input(const tiling_problem& P, int th) {
+  return P.linear || tiles_reach_input(P.Hin, P.H, P.window.h, P.stride.h, P.pad.t, th);
+}
+/// The same for column tiles of `tw` outputs.
+constexpr bool cols_read_input(const tiling_problem& P, int tw) {
+  return P.linear || tiles_reach_input(P.Win, P.W, P.window.w, P.stride.w, P.pad.l, tw);
 }
 
 /// Input rows (or columns) a tile of `n` outputs reads, before clipping to the input.
@@ -291,8 +306,8 @@ constexpr tile_buffers buffers_for(const tiling_problem& P, int tc, int th, int 
   if (P.linear) {
     b.in_h = P.Hin, b.in_w = P.Win, b.in_c = P.Cin;
   } else {
-    b.in_h = min_int(input_extent(th, P.kernel.h, P.stride.h), P.Hin);
-    b.in_w = min_int(input_extent(tw, P.kernel.w, P.stride.w), P.Win);
+    b.in_h = min_int(input_extent(th, P.window.h, P.stride.h), P.Hin);
+    b.in_w = min_int(input_extent(tw, P.window.w, P.stride.w), P.Win);
     b.in_c = P.channels_follow_input ? tc : P.Cin;
   }
   auto clamp = [](std::int64_t v) { return v > 0x3fffffff ? 0x3fffffff : static_cast<int>(v); };
@@ -332,9 +347,9 @@ constexpr int l1_bytes_for(const tiling_problem& P, int tc, int th, int tw, int 
   const int nh = (P.H + th - 1) / th, nw = (P.W + tw - 1) / tw, nc = (P.C + tc - 1) / tc;
   int in_h = P.Hin, in_w = P.Win, in_c = P.Cin;
   if (!P.linear) {
-    in_h = (th - 1) * P.stride.h + P.kernel.h;
+    in_h = (th - 1) * P.stride.h + P.window.h;
     if (in_h > P.Hin) in_h = P.Hin;
-    in_w = (tw - 1) * P.stride.w + P.kernel.w;
+    in_w = (tw - 1) * P.stride.w + P.window.w;
     if (in_w > P.Win) in_w = P.Win;
     if (P.channels_follow_input) in_c = tc;
   }
@@ -360,10 +375,10 @@ constexpr int l1_bytes_for(const tiling_problem& P, int tc, int th, int tw, int 
 constexpr int widest_column_tile_bound(const tiling_problem& P, int tc, int th) {
   using plan_detail::min_int;
   if (P.linear) return P.W;
-  const std::int64_t in_h = min_int(input_extent(th, P.kernel.h, P.stride.h), P.Hin);
+  const std::int64_t in_h = min_int(input_extent(th, P.window.h, P.stride.h), P.Hin);
   const std::int64_t in_c = P.channels_follow_input ? tc : P.Cin;
   const std::int64_t per_col = in_h * in_c * P.inputs * P.stride.w + 2LL * th * tc * P.out_bpe;
-  const std::int64_t fixed = in_h * in_c * P.inputs * (P.kernel.w - P.stride.w) +
+  const std::int64_t fixed = in_h * in_c * P.inputs * (P.window.w - P.stride.w) +
                              std::int64_t{tc} * (P.weights_per_channel + P.params_per_channel);
   const std::int64_t room = P.l1_budget - fixed;
   if (room < per_col) return 1;

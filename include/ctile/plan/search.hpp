@@ -74,6 +74,7 @@ constexpr void for_each_tiling(const tiling_problem& P, OnC&& on_c, OnH&& on_h, 
     const axis_candidates hs = candidates(P.H, P.max_tile_h, h_fits);
     for (int j = 0; j < hs.count(); ++j) {
       const int th = hs.at(j);
+      if (!rows_read_input(P, th)) continue;
       const int ah = on_h(th);
       if (ah == 2) break;
       if (ah == 1) continue;
@@ -81,6 +82,7 @@ constexpr void for_each_tiling(const tiling_problem& P, OnC&& on_c, OnH&& on_h, 
       const axis_candidates ws =
           P.whole_rows ? axis_candidates{w_fits(P.W), P.W, 0} : candidates(P.W, w_fits);
       for (int k = 0; k < ws.count(); ++k) {
+        if (!cols_read_input(P, ws.at(k))) continue;
         if (!visit(tc, th, ws.at(k))) break;
       }
     }
@@ -161,9 +163,13 @@ constexpr std::int64_t seed_upper_bound(const tiling_problem& P, const cost::spl
       const int th = ceil_div(P.H, m);
       if (th > P.max_tile_h) continue;
       if (m > 1 && th == ceil_div(P.H, m - 1)) continue;
+      if (!rows_read_input(P, th)) continue;
       if (l1_bytes_for(P, tc, th, P.whole_rows ? P.W : 1) > P.l1_budget) continue;
       int k = 1;
-      while (l1_bytes_for(P, tc, th, ceil_div(P.W, k)) > P.l1_budget) ++k;
+      while (k <= P.W && (l1_bytes_for(P, tc, th, ceil_div(P.W, k)) > P.l1_budget ||
+                          !cols_read_input(P, ceil_div(P.W, k))))
+        ++k;
+      if (k > P.W) continue;
       const cost::row_context rx = cost::row_context_for(P, cx, th);
       cost::layer_cycles_at(P, cx, rx, ceil_div(P.W, k), cyc);
       for (int i = 0; i < splits.n; ++i)
@@ -242,6 +248,7 @@ constexpr tiling_choice search_model(const tiling_problem& P) {
     const int n_hs = hs.count();
     for (int j = 0; j < n_hs; ++j) {
       const int th = hs.whole ? (j == 0 ? P.H : hs.below - (j - 1)) : hs.below - j;
+      if (!rows_read_input(P, th)) continue;
       const std::int64_t nch = std::int64_t{nc} * ceil_div(P.H, th);
       if (cost::lower_bound(P, nch) >= limit) break;
       const cost::row_context rx = cost::row_context_for(P, cx, th);
@@ -260,6 +267,7 @@ constexpr tiling_choice search_model(const tiling_problem& P) {
       const int n_ws = ws.count();
       for (int k = 0; k < n_ws; ++k) {
         const int tw = ws.whole ? (k == 0 ? P.W : ws.below - (k - 1)) : ws.below - k;
+        if (!cols_read_input(P, tw)) continue;
         const std::int64_t tiles = nch * ceil_div(P.W, tw);
         if (row_bound.at(tiles) >= limit) break;
         {

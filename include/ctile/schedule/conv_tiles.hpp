@@ -58,7 +58,8 @@ struct tables {
   static constexpr std::array<axis_entry, static_cast<std::size_t>(P.n_h)> rows = [] {
     std::array<axis_entry, static_cast<std::size_t>(P.n_h)> t{};
     for (int i = 0; i < P.n_h; ++i) {
-      const axis_tile a = tile_axis(L.in.h, L.out.h, L.kernel.h, L.stride.h, L.pad.t, P.tile_h, i);
+      const axis_tile a =
+          tile_axis(L.in.h, L.out.h, L.window().h, L.stride.h, L.pad.t, P.tile_h, i);
       t[static_cast<std::size_t>(i)] = {a.in_begin * in_row, a.in_size, a.out_begin * out_row,
                                         a.out_size,          a.pad_lo,  a.pad_hi};
     }
@@ -67,7 +68,8 @@ struct tables {
   static constexpr std::array<axis_entry, static_cast<std::size_t>(P.n_w)> cols = [] {
     std::array<axis_entry, static_cast<std::size_t>(P.n_w)> t{};
     for (int i = 0; i < P.n_w; ++i) {
-      const axis_tile a = tile_axis(L.in.w, L.out.w, L.kernel.w, L.stride.w, L.pad.l, P.tile_w, i);
+      const axis_tile a =
+          tile_axis(L.in.w, L.out.w, L.window().w, L.stride.w, L.pad.l, P.tile_w, i);
       t[static_cast<std::size_t>(i)] = {a.in_begin * in_pixel,
                                         a.in_size,
                                         a.out_begin * out_pixel,
@@ -428,6 +430,7 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
   args_room room;
   kernels::tile_args& a = fresh_args(room);
   a.kh = L.kernel.h, a.kw = L.kernel.w;
+  a.dh = L.dilation.h, a.dw = L.dilation.w;
   a.sh = L.stride.h, a.sw = L.stride.w;
   set_fields(a.quant, q);
   if constexpr (add) {  // the only kernel that reads them

@@ -163,7 +163,7 @@ void run_layer(M& l3, const layer_context& c, std::uint8_t* l2, detail::l3_slot<
   const auto x_from_l3 = [&](int k) { return c.src_s[k] != nullptr && c.src_s[k]->l3_y >= 0; };
   const auto band_rows = [&](int b) {
     if (L.kind == op::linear) return axis_tile{0, 1, 0, L.in.h, 0, 0};
-    return tile_axis(L.in.h, L.out.h, L.kernel.h, L.stride.h, L.pad.t, band_h, b);
+    return tile_axis(L.in.h, L.out.h, L.window().h, L.stride.h, L.pad.t, band_h, b);
   };
   detail::l3_slot<M> xin[2], win[2], yout[2];
   const auto load_band = [&](int b, int half) {

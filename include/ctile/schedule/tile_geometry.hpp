@@ -58,8 +58,8 @@ struct tile_region {
   const bool windowed = l.kind == op::conv || l.kind == op::depthwise || l.kind == op::maxpool ||
                         l.kind == op::avgpool;
   if (windowed) {
-    r.y = tile_axis(l.in.h, l.out.h, l.kernel.h, l.stride.h, l.pad.t, tile.h, iy);
-    r.x = tile_axis(l.in.w, l.out.w, l.kernel.w, l.stride.w, l.pad.l, tile.w, ix);
+    r.y = tile_axis(l.in.h, l.out.h, l.window().h, l.stride.h, l.pad.t, tile.h, iy);
+    r.x = tile_axis(l.in.w, l.out.w, l.window().w, l.stride.w, l.pad.l, tile.w, ix);
   } else {  // add: element-wise; linear: whole input
     const bool whole = l.kind == op::linear;
     r.y = tile_axis(whole ? 1 : l.in.h, l.out.h, 1, 1, 0, tile.h, iy);

@@ -55,12 +55,12 @@ struct args_room {
   // An aggregate is an implicit-lifetime type: the array's storage holds one already.
   auto& a = *std::launder(reinterpret_cast<kernels::tile_args*>(r.bytes));
   constexpr kernels::tile_args d{};
-  auto& [in, h_in, w_in, c_in, in2, out, h_out, w_out, c_out, kh, kw, sh, sw, pad_t, pad_b, pad_l,
-         pad_r, weights, bias, kappa, lambda, quant, scale0, scale1, scratch, core, cores, split,
-         partial, k_first, k_last, out_chw, in_signed, in2_signed] = a;
+  auto& [in, h_in, w_in, c_in, in2, out, h_out, w_out, c_out, kh, kw, sh, sw, dh, dw, pad_t, pad_b,
+         pad_l, pad_r, weights, bias, kappa, lambda, quant, scale0, scale1, scratch, core, cores,
+         split, partial, k_first, k_last, out_chw, in_signed, in2_signed] = a;
   in = d.in, h_in = d.h_in, w_in = d.w_in, c_in = d.c_in, in2 = d.in2, out = d.out;
   h_out = d.h_out, w_out = d.w_out, c_out = d.c_out;
-  kh = d.kh, kw = d.kw, sh = d.sh, sw = d.sw;
+  kh = d.kh, kw = d.kw, sh = d.sh, sw = d.sw, dh = d.dh, dw = d.dw;
   pad_t = d.pad_t, pad_b = d.pad_b, pad_l = d.pad_l, pad_r = d.pad_r;
   weights = d.weights, bias = d.bias, kappa = d.kappa, lambda = d.lambda;
   set_fields(quant, d.quant);
@@ -640,6 +640,7 @@ template <class Env>
   args_room room;
   kernels::tile_args& a = fresh_args(room);
   a.kh = L.kernel.h, a.kw = L.kernel.w;
+  a.dh = L.dilation.h, a.dw = L.dilation.w;
   a.sh = L.stride.h, a.sw = L.stride.w;
   set_fields(a.quant, q);
   a.scale0 = L.in_scale[0];

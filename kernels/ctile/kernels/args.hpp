@@ -24,8 +24,10 @@ enum class kernel_kind : std::uint8_t { conv, pointwise, depthwise, linear, maxp
 /// [c_out][kh][kw][c_in] (conv), [c_out][kh][kw] (depthwise), [c_out][h_in * w_in * c_in]
 /// (linear); bias/kappa/lambda [c_out]. Pointers of absent parameters are null.
 /// Padding is the tile's own: zero rows/columns around the tile input, non-zero only on
-/// border tiles. `scratch` is the whole buffer of `scratch_bytes(...)` bytes shared by the
-/// cores (4-byte aligned); each core uses its own slice.
+/// border tiles; it may exceed the kernel (an output whose window lies wholly in padding is
+/// its bias, requantized). A dilated kernel's window spans (kh - 1) * dh + 1 rows and
+/// (kw - 1) * dw + 1 columns. `scratch` is the whole buffer of `scratch_bytes(...)` bytes shared by
+/// the cores (4-byte aligned); each core uses its own slice.
 struct tile_args {
   const std::uint8_t* in = nullptr;
   int h_in = 0, w_in = 0, c_in = 0;
@@ -34,6 +36,7 @@ struct tile_args {
   int h_out = 0, w_out = 0, c_out = 0;
   int kh = 1, kw = 1;
   int sh = 1, sw = 1;
+  int dh = 1, dw = 1;  ///< conv, depthwise: dilation (kernel taps dh rows, dw columns apart)
   int pad_t = 0, pad_b = 0, pad_l = 0, pad_r = 0;
   const std::int8_t* weights = nullptr;
   const std::int32_t* bias = nullptr;
@@ -206,8 +209,8 @@ constexpr args_problem check(kernel_kind k, const tile_args& a) {
   if (k == kernel_kind::linear && !(a.k_first && a.k_last) && a.partial == nullptr)
     return args_problem::null_pointer;
   if (a.h_in <= 0 || a.w_in <= 0 || a.c_in <= 0 || a.h_out <= 0 || a.w_out <= 0 || a.c_out <= 0 ||
-      a.kh <= 0 || a.kw <= 0 || a.sh <= 0 || a.sw <= 0 || a.pad_t < 0 || a.pad_b < 0 ||
-      a.pad_l < 0 || a.pad_r < 0)
+      a.kh <= 0 || a.kw <= 0 || a.sh <= 0 || a.sw <= 0 || a.dh <= 0 || a.dw <= 0 || a.pad_t < 0 ||
+      a.pad_b < 0 || a.pad_l < 0 || a.pad_r < 0)
     return args_problem::bad_dims;
   if (a.cores <= 0 || a.core < 0 || a.core >= a.cores) return args_problem::bad_cores;
   if (a.split.kind == split_kind::grid &&
@@ -228,12 +231,15 @@ constexpr args_problem check(kernel_kind k, const tile_args& a) {
   if (k == kernel_kind::pointwise &&
       (a.kh != 1 || a.kw != 1 || a.pad_t + a.pad_b + a.pad_l + a.pad_r != 0))
     return args_problem::window_mismatch;
-  // Every output window must lie inside the padded input, and the padding must be used.
-  const int need_h = (a.h_out - 1) * a.sh + a.kh;
-  const int need_w = (a.w_out - 1) * a.sw + a.kw;
+  const bool dilates = k == kernel_kind::conv || k == kernel_kind::depthwise;
+  if (!dilates && (a.dh != 1 || a.dw != 1)) return args_problem::window_mismatch;
+  // Every output window must lie inside the padded input.
+  const int need_h = (a.h_out - 1) * a.sh + (a.kh - 1) * a.dh + 1;
+  const int need_w = (a.w_out - 1) * a.sw + (a.kw - 1) * a.dw + 1;
   if (need_h > a.h_in + a.pad_t + a.pad_b || need_w > a.w_in + a.pad_l + a.pad_r)
     return args_problem::window_mismatch;
-  if (a.pad_t >= a.kh || a.pad_l >= a.kw) return args_problem::window_mismatch;
+  // A pool's windows each hold an input value (its padding stays below its window).
+  if (!dilates && (a.pad_t >= a.kh || a.pad_l >= a.kw)) return args_problem::window_mismatch;
   return args_problem::none;
 }
 

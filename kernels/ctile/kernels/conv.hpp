@@ -18,38 +18,56 @@ namespace ctile::kernels {
 namespace detail {
 
 /// Copies the receptive field of output pixel (oy, ox) into `col` ([ky][kx][c_in], zeros for
-/// padding, zero tail up to a whole word).
+/// padding, zero tail up to a whole word). Taps are dh rows and dw columns apart (dilation);
+/// the padding may exceed the window (rows or taps wholly outside the tile are zeros).
 inline void im2col(const tile_args& a, int oy, int ox, std::uint8_t* col) {
   const int c = a.c_in;
   const int iy0 = oy * a.sh - a.pad_t;
   const int ix0 = ox * a.sw - a.pad_l;
   const int row = a.kw * c;
-  // Inside the tile with whole words: one word copy per kernel row.
-  if ((row & 3) == 0 && iy0 >= 0 && iy0 + a.kh <= a.h_in && ix0 >= 0 && ix0 + a.kw <= a.w_in &&
+  const long pitch = static_cast<long>(a.w_in) * c;
+  const int rows_span = (a.kh - 1) * a.dh + 1;
+  // Inside the tile with whole words and dense columns: one word copy per kernel row.
+  if ((row & 3) == 0 && a.dw == 1 && iy0 >= 0 && iy0 + rows_span <= a.h_in && ix0 >= 0 &&
+      ix0 + a.kw <= a.w_in &&
       ((reinterpret_cast<std::uintptr_t>(a.in) | reinterpret_cast<std::uintptr_t>(col) |
         static_cast<std::uintptr_t>(a.w_in * c)) &
        3u) == 0) {
     const std::uint8_t* s = a.in + (static_cast<long>(iy0) * a.w_in + ix0) * c;
-    const long pitch = static_cast<long>(a.w_in) * c;
     std::uint8_t* d = col;
-    for (int ky = 0; ky < a.kh; ++ky, s += pitch, d += row) isa::copy_words(d, s, row / 4);
+    for (int ky = 0; ky < a.kh; ++ky, s += a.dh * pitch, d += row) isa::copy_words(d, s, row / 4);
     return;
   }
   std::uint8_t* d = col;
   for (int ky = 0; ky < a.kh; ++ky) {
-    const int iy = iy0 + ky;
+    const int iy = iy0 + ky * a.dh;
     if (iy < 0 || iy >= a.h_in) {
-      for (int i = 0; i < a.kw * c; ++i) d[i] = 0;
-      d += a.kw * c;
+      for (int i = 0; i < row; ++i) d[i] = 0;
+      d += row;
       continue;
     }
-    // Columns: a zero run on the left, the in-tile run copied at once, a zero run on the right.
-    const int kx_lo = ix0 < 0 ? -ix0 : 0;
-    const int kx_hi = ix0 + a.kw > a.w_in ? a.w_in - ix0 : a.kw;
+    const std::uint8_t* src = a.in + static_cast<long>(iy) * pitch;
+    if (a.dw != 1) {  // dilated columns: tap by tap
+      for (int kx = 0; kx < a.kw; ++kx, d += c) {
+        const int ix = ix0 + kx * a.dw;
+        if (ix < 0 || ix >= a.w_in) {
+          for (int i = 0; i < c; ++i) d[i] = 0;
+        } else {
+          const std::uint8_t* s = src + static_cast<long>(ix) * c;
+          for (int i = 0; i < c; ++i) d[i] = s[i];
+        }
+      }
+      continue;
+    }
+    // Columns: a zero run on the left, the in-tile run copied at once, a zero run on the right
+    // (each clamped to the kernel: the padding may exceed it).
+    const int kx_lo = ix0 < 0 ? (-ix0 < a.kw ? -ix0 : a.kw) : 0;
+    const int kx_in = a.w_in - ix0 < a.kw ? a.w_in - ix0 : a.kw;
+    const int kx_hi = kx_in > kx_lo ? kx_in : kx_lo;
     for (int i = 0; i < kx_lo * c; ++i) d[i] = 0;
     d += kx_lo * c;
     if (kx_hi > kx_lo) {
-      const std::uint8_t* s = a.in + (static_cast<long>(iy) * a.w_in + ix0 + kx_lo) * c;
+      const std::uint8_t* s = src + static_cast<long>(ix0 + kx_lo) * c;
       const int n = (kx_hi - kx_lo) * c;
       int i = 0;
       if (((reinterpret_cast<std::uintptr_t>(s) | reinterpret_cast<std::uintptr_t>(d)) & 3u) == 0) {
@@ -59,7 +77,7 @@ inline void im2col(const tile_args& a, int oy, int ox, std::uint8_t* col) {
       for (; i < n; ++i) d[i] = s[i];
       d += n;
     }
-    const int right = a.kw - (kx_hi > kx_lo ? kx_hi : kx_lo);
+    const int right = a.kw - kx_hi;
     for (int i = 0; i < right * c; ++i) d[i] = 0;
     d += right * c;
   }
@@ -249,8 +267,11 @@ inline void conv_pairs(const tile_args& a, const box& b, std::uint8_t* col0, std
   const int c = a.c_in;
   const int row = a.kw * c;
   const int k = a.kh * row;
-  const bool rows_words = (row & 3) == 0;
-  const rows_geometry in_place = rows_geometry_of(a.w_in * c, a.kh, rows_words ? row / 4 : 1);
+  // Kernel rows read in place are kw * c_in contiguous bytes (dense columns), dh rows apart.
+  const bool rows_words = (row & 3) == 0 && a.dw == 1;
+  const int rows_span = (a.kh - 1) * a.dh + 1;
+  const rows_geometry in_place =
+      rows_geometry_of(a.dh * a.w_in * c, a.kh, rows_words ? row / 4 : 1);
   const rows_geometry one_row = rows_geometry_of(k & ~3, 1, k / 4 > 0 ? k / 4 : 1);
   const int nb = (b.c1 - b.c0) / 4;
   const int c_blocks = b.c0 + 4 * nb;
@@ -272,7 +293,7 @@ inline void conv_pairs(const tile_args& a, const box& b, std::uint8_t* col0, std
   for (int oy = b.y0 + done / (b.x1 - b.x0); oy < b.y1; ++oy, ox_first = b.x0) {
     std::uint8_t* orow = out + static_cast<long>(oy) * a.w_out * opx;
     const int iy0 = oy * a.sh - a.pad_t;
-    const bool rows_inside = iy0 >= 0 && iy0 + a.kh <= a.h_in;
+    const bool rows_inside = iy0 >= 0 && iy0 + rows_span <= a.h_in;
     for (int ox = ox_first, step; ox < b.x1; ox += step) {
       step = 2;
       const int ix0 = ox * a.sw - a.pad_l;

@@ -342,7 +342,8 @@ inline void depthwise_chw(const tile_args& a, int core) {
   const box b = work_of(kernel_kind::depthwise, a, core);
   if (b.empty()) return;
   // Signed inputs take the stripe path below, with signed x signed dot products (sdotsp).
-  if (a.kh == 3 && a.kw <= 4 && !a.in_signed) {
+  const bool dense = a.dh == 1 && a.dw == 1;
+  if (dense && a.kh == 3 && a.kw <= 4 && !a.in_signed) {
     detail::dw3_for(atoms::fast_of(a), a.quant)(a, b);
     return;
   }
@@ -362,6 +363,36 @@ inline void depthwise_chw(const tile_args& a, int core) {
   const long ostep = static_cast<long>(a.w_out) * a.c_out;
   const long rstep = static_cast<long>(a.sh) * a.w_in;
   const bool narrow = a.kw <= 4 && rows_inside && !a.in_signed;
+  if (!dense) {  // dilated: each window's taps gathered into the stripe, dotted with the filter
+    for (int c = b.c0; c < b.c1; ++c) {
+      const auto* w = a.weights + static_cast<long>(c) * n;
+      for (int i = 0; i < n; ++i) fpad[i] = static_cast<std::uint8_t>(w[i]);
+      for (int i = n; i < nw; ++i) fpad[i] = 0;
+      const auto* fw = reinterpret_cast<const std::int8_t*>(fpad);
+      const std::uint8_t* plane = a.in + static_cast<long>(c) * a.h_in * a.w_in;
+      for (int oy = b.y0; oy < b.y1; ++oy) {
+        const int iy0 = oy * a.sh - a.pad_t;
+        for (int ox = b.x0; ox < b.x1; ++ox) {
+          const int ix0 = ox * a.sw - a.pad_l;
+          std::uint8_t* s = stripe;
+          for (int ky = 0; ky < a.kh; ++ky) {
+            const int iy = iy0 + ky * a.dh;
+            const bool row_in = iy >= 0 && iy < a.h_in;
+            const std::uint8_t* src = plane + static_cast<long>(row_in ? iy : 0) * a.w_in;
+            for (int kx = 0; kx < a.kw; ++kx, ++s) {
+              const int ix = ix0 + kx * a.dw;
+              *s = row_in && ix >= 0 && ix < a.w_in ? src[ix] : 0;
+            }
+          }
+          for (int i = n; i < nw; ++i) stripe[i] = 0;
+          out[(static_cast<long>(oy) * a.w_out + ox) * a.c_out + c] =
+              static_cast<std::uint8_t>(ep(c, a.in_signed ? atoms::dot<true>(stripe, fw, nw, 0)
+                                                          : atoms::dot(stripe, fw, nw, 0)));
+        }
+      }
+    }
+    return;
+  }
   for (int c = b.c0; c < b.c1; ++c) {
     const auto* w = a.weights + static_cast<long>(c) * n;
     const std::uint8_t* plane = a.in + static_cast<long>(c) * a.h_in * a.w_in;
@@ -398,8 +429,10 @@ inline void depthwise_chw(const tile_args& a, int core) {
         pad_ready = true;
       }
       const auto* fw = reinterpret_cast<const std::int8_t*>(fpad);
-      const int kx_lo = ix0 < 0 ? -ix0 : 0;
-      const int kx_hi = ix0 + a.kw > a.w_in ? a.w_in - ix0 : a.kw;
+      // Zero columns on the left and right, clamped to the kernel (the padding may exceed it).
+      const int kx_lo = ix0 < 0 ? (-ix0 < a.kw ? -ix0 : a.kw) : 0;
+      const int kx_in = a.w_in - ix0 < a.kw ? a.w_in - ix0 : a.kw;
+      const int kx_hi = kx_in > kx_lo ? kx_in : kx_lo;
       std::uint8_t* s = stripe;
       for (int r = 0; r < rows; ++r, s += a.kw) {
         const int iy = r0 + r;

@@ -39,6 +39,7 @@ constexpr tile_args layer_args(const layer& l, const layer_params& p) {
   a.h_out = l.out.h, a.w_out = l.out.w, a.c_out = l.out.c;
   a.kh = l.kernel.h, a.kw = l.kernel.w;
   a.sh = l.stride.h, a.sw = l.stride.w;
+  a.dh = l.dilation.h, a.dw = l.dilation.w;
   a.pad_t = l.pad.t, a.pad_b = l.pad.b, a.pad_l = l.pad.l, a.pad_r = l.pad.r;
   a.weights = p.weights.empty() ? nullptr : p.weights.data();
   a.bias = l.bias && !p.bias.empty() ? p.bias.data() : nullptr;
@@ -61,10 +62,11 @@ struct input_window {
   friend constexpr bool operator==(const input_window&, const input_window&) = default;
 };
 constexpr input_window window_of(const layer& l, int oy0, int oy1, int ox0, int ox1) {
+  const extent2 win = l.window();
   const int ry0 = oy0 * l.stride.h - l.pad.t;
-  const int ry1 = (oy1 - 1) * l.stride.h - l.pad.t + l.kernel.h;
+  const int ry1 = (oy1 - 1) * l.stride.h - l.pad.t + win.h;
   const int rx0 = ox0 * l.stride.w - l.pad.l;
-  const int rx1 = (ox1 - 1) * l.stride.w - l.pad.l + l.kernel.w;
+  const int rx1 = (ox1 - 1) * l.stride.w - l.pad.l + win.w;
   input_window w;
   w.iy0 = ry0 > 0 ? ry0 : 0;
   w.iy1 = ry1 < l.in.h ? ry1 : l.in.h;
