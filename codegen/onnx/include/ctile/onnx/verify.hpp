@@ -20,10 +20,10 @@ namespace ctile::onnx {
 struct platform_options {
   std::string platform = "gap8";
   std::int64_t l1 = 0;        ///< bytes of L1, core stacks included; 0: the platform's default
+  std::int64_t l2 = 0;        ///< bytes of L2; 0: the platform's default
   std::int64_t l1_tiles = 0;  ///< bytes of L1 left for tiles (L1 = this + the stacks); 0: unset
   int stack_master = -1;      ///< stack bytes of core 0; -1: the platform's
   int stack_worker = -1;      ///< stack bytes of each other core; -1: the platform's
-  std::int64_t l2 = 0;        ///< bytes of L2; 0: the platform's default
 };
 
 /// Parses a byte count: a plain integer, or with a k/K/kB/KiB (x1024) or M/MiB suffix.
