@@ -5,15 +5,20 @@
 //                   [--objective model|dory] [--json]
 //   ctile-plan NAME --solver z3|constexpr [--platform ...] [--l1 BYTES] [--l2 BYTES] [--json]
 //
+//   ctile-plan MODEL.onnx [same options]      (an imported network, when built with ctile_onnx)
+//
 // Budgets given here re-plan at run time with the same constexpr code the compiler runs for
 // plan_of, so they can be swept without recompiling. --l1 is the L1 size before the core
-// stacks are taken, --l2 the L2 size before the code reserve.
+// stacks are taken, --l1-tiles the L1 left for tiles once they are (the L1 size becomes that
+// plus the stacks), --stacks the stack sizes of core 0 and of each other core, --l2 the L2
+// size before the code reserve.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctile/platform/pulp_open.hpp>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "networks/cifar10_cnn.hpp"
 #include "networks/mobilenet_v1.hpp"
@@ -21,6 +26,12 @@
 #include "networks/residual.hpp"
 #include "report.hpp"
 #include "solver.hpp"
+#ifdef CTILE_PLAN_ONNX
+#include <exception>
+#include <filesystem>
+
+#include "ctile/onnx/import.hpp"
+#endif
 
 namespace {
 
@@ -64,13 +75,35 @@ const platform_entry platforms[] = {
 
 int usage(const char* why) {
   if (why != nullptr) std::fprintf(stderr, "ctile-plan: %s\n", why);
-  std::fprintf(stderr,
-               "usage: ctile-plan --list\n"
-               "       ctile-plan NAME [--platform gap8|pulp128k|pulp_open|host] [--l1 BYTES]\n"
-               "                       [--l2 BYTES] [--objective model|dory] [--json]\n"
-               "       ctile-plan NAME --solver z3|constexpr [--platform ...] [--l1 BYTES]\n"
-               "                       [--l2 BYTES] [--json]\n");
+  std::fprintf(
+      stderr,
+      "usage: ctile-plan --list\n"
+      "       ctile-plan NAME [--platform gap8|pulp128k|host] [--l1 BYTES] [--l2 BYTES]\n"
+      "                       [--objective model|dory] [--json]\n"
+      "       ctile-plan NAME --solver z3|constexpr [--platform ...] [--l1 BYTES]\n"
+      "                       [--l2 BYTES] [--json]\n"
+      "       ctile-plan MODEL.onnx [the same options]\n"
+      "  --l1 BYTES          L1 size, core stacks included\n"
+      "  --l1-tiles BYTES    L1 left for tiles (the L1 size becomes BYTES + the stacks)\n"
+      "  --stacks M[,W]      stack bytes of core 0 and of each other core (W = M if one)\n");
   return 2;
+}
+
+/// "M" or "M,W": non-negative stack sizes.
+bool parse_stacks(const char* s, int& master, int& worker) {
+  char* end = nullptr;
+  const long m = std::strtol(s, &end, 10);
+  if (end == s || m < 0 || m > 1L << 24) return false;
+  long w = m;
+  if (*end == ',') {
+    const char* r = end + 1;
+    w = std::strtol(r, &end, 10);
+    if (end == r || w < 0 || w > 1L << 24) return false;
+  }
+  if (*end != '\0') return false;
+  master = static_cast<int>(m);
+  worker = static_cast<int>(w);
+  return true;
 }
 
 bool parse_bytes(const char* s, int& out) {
@@ -96,17 +129,37 @@ int main(int argc, char** argv) {
   const entry* net = nullptr;
   for (const entry& e : networks)
     if (std::strcmp(argv[1], e.name) == 0) net = &e;
+  entry imported{};
+  std::vector<layer> imported_layers;
   if (net == nullptr) {
     const std::string n = argv[1];
-    if (n.size() > 5 && n.compare(n.size() - 5, 5, ".onnx") == 0)
-      return usage("reading ONNX models is not built into this ctile-plan");
-    return usage(("unknown network '" + n + "' (see ctile-plan --list)").c_str());
+    if (n.size() <= 5 || n.compare(n.size() - 5, 5, ".onnx") != 0)
+      return usage(("unknown network '" + n + "' (see ctile-plan --list)").c_str());
+#ifdef CTILE_PLAN_ONNX
+    try {
+      // The layers as ctile-import would declare them (shape-inferred by the importer).
+      // A signed or sub-byte input declared by the export's config*.json beside the model.
+      ctile::onnx::import_options io;
+      const std::string dir = std::filesystem::path(n).parent_path().string();
+      if (const std::string cfg = ctile::onnx::find_export_config(dir.empty() ? "." : dir);
+          !cfg.empty())
+        io.input_range = ctile::onnx::read_export_config(cfg);
+      imported_layers = ctile::onnx::import_onnx(n, io).layers;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ctile-plan: %s: %s\n", n.c_str(), e.what());
+      return 1;
+    }
+    imported = {argv[1], "imported", {imported_layers.data(), imported_layers.size()}};
+    net = &imported;
+#else
+    return usage("reading ONNX models is not built into this ctile-plan (no ctile_onnx)");
+#endif
   }
   platform p = gap8;
   objective o = objective::model;
   bool json = false;
   const char* solver = nullptr;
-  int l1 = 0, l2 = 0;
+  int l1 = 0, l2 = 0, l1_tiles = 0, stack_master = -1, stack_worker = -1;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
@@ -122,6 +175,14 @@ int main(int argc, char** argv) {
     } else if (a == "--l1") {
       const char* v = value();
       if (v == nullptr || !parse_bytes(v, l1)) return usage("--l1 needs a positive byte count");
+    } else if (a == "--l1-tiles") {
+      const char* v = value();
+      if (v == nullptr || !parse_bytes(v, l1_tiles))
+        return usage("--l1-tiles needs a positive byte count");
+    } else if (a == "--stacks") {
+      const char* v = value();
+      if (v == nullptr || !parse_stacks(v, stack_master, stack_worker))
+        return usage("--stacks needs MASTER[,WORKER] byte counts");
     } else if (a == "--l2") {
       const char* v = value();
       if (v == nullptr || !parse_bytes(v, l2)) return usage("--l2 needs a positive byte count");
@@ -142,9 +203,20 @@ int main(int argc, char** argv) {
       return usage(("unknown option '" + a + "'").c_str());
     }
   }
+  if (l1 > 0 && l1_tiles > 0) return usage("--l1 and --l1-tiles exclude each other");
+  if (stack_master >= 0) p = p.with_stacks(stack_master, stack_worker);
+  const int stacks = p.l1_stack_master + (p.cores - 1) * p.l1_stack_worker;
   if (l1 > 0) p = p.with_l1(l1);
+  if (l1_tiles > 0) p = p.with_l1(l1_tiles + stacks);
   if (l2 > 0) p = p.with_l2(l2);
-  if (p.l1_budget() <= 0) return usage("the L1 size does not even hold the core stacks");
+  if (p.l1_budget() <= 0) {
+    char why[256];
+    std::snprintf(why, sizeof why,
+                  "the L1 size (%d B) does not even hold the core stacks (%d + %d x %d = %d B); "
+                  "give the L1 left for tiles with --l1-tiles, or smaller stacks with --stacks",
+                  p.l1_bytes, p.l1_stack_master, p.cores - 1, p.l1_stack_worker, stacks);
+    return usage(why);
+  }
   if (p.l2_budget() <= 0) return usage("the L2 size does not even hold the code reserve");
   if (solver != nullptr) {
     if (o != objective::model) return usage("--solver plans with the model objective only");

@@ -3,6 +3,8 @@
 #include <cinttypes>
 #include <string>
 
+#include "network/report.hpp"  // bench: where a layer's modeled cycles go (time_of)
+
 namespace ctile::plan_report {
 
 dynamic_plan plan(std::span<const layer> layers, const platform& p, objective o) {
@@ -10,8 +12,10 @@ dynamic_plan plan(std::span<const layer> layers, const platform& p, objective o)
   d.layers.assign(layers.begin(), layers.end());
   d.target = p;
   d.goal = o;
-  d.plans.reserve(layers.size());
-  for (const layer& l : layers) d.plans.push_back(plan_layer(l, p, o));
+  // The same per-layer planning as plan_of (plan_layers: a depthwise layer's sole producer is
+  // planned for it).
+  d.plans.resize(layers.size());
+  plan_layers(layers, p, o, d.plans);
   d.l2.resize(layers.size());
   d.summary = finish_network(d.layers, p, d.plans, d.l2);
   return d;
@@ -116,6 +120,17 @@ void print_table(std::FILE* out, const std::string& name, const dynamic_plan& d)
     if (q.l3.x) where[nw++] = 'x';
     if (q.l3.w) where[nw++] = 'w';
     if (q.l3.y) where[nw++] = 'y';
+    if (!q.fits) {
+      // No tiling fits: the buffers of a plan that was not chosen would mislead; the row gives
+      // the least L1 the layer needs, the number the failure line below names.
+      std::fprintf(out,
+                   "%-3zu %-10s %-9s %-12s %-12s %-11s %-9s %-11s %-10s %6s %6s %6s %6s %6s %6d "
+                   "%7d %-6s %-10s %-22s %10s %6s  DOES NOT FIT: needs %d B of L1\n",
+                   i, l.name.c_str(), op_name(l.kind), shape_text(l.in).c_str(),
+                   shape_text(l.out).c_str(), "-", "-", "-", "-", "-", "-", "-", "-", "-",
+                   q.l1_needed, q.l1_budget, "-", "-", "-", "-", "-", q.l1_needed);
+      continue;
+    }
     const double mpc =
         q.cycles > 0 ? static_cast<double>(q.macs) / static_cast<double>(q.cycles) : 0.0;
     std::fprintf(out,
@@ -126,9 +141,22 @@ void print_table(std::FILE* out, const std::string& name, const dynamic_plan& d)
                  tin.c_str(), q.x_copies * (q.x_bytes + q.x2_bytes), q.y_copies * q.y_bytes,
                  q.w_copies * q.w_bytes, q.scratch_bytes, q.w_copies * q.kl_bytes, q.l1.total,
                  q.l1_budget, nw == 0 ? "-" : where, split_text(q.split).c_str(),
-                 l3_text(q.l3).c_str(), q.cycles, mpc, q.fits ? "" : "  DOES NOT FIT");
+                 l3_text(q.l3).c_str(), q.cycles, mpc, "");
   }
   const network_summary& s = d.summary;
+  if (!s.ok()) {
+    // The network has no plan: no totals of one. The MACs are the network's own.
+    std::int64_t macs = 0;
+    for (const layer_plan& q : d.plans) macs += q.macs;
+    const char* who = s.layer >= 0 ? d.layers[static_cast<std::size_t>(s.layer)].name.c_str() : "";
+    std::fprintf(out,
+                 "total: %" PRId64
+                 " MACs; no cycles, L2 arena or L3 figures: the network has no plan\n",
+                 macs);
+    std::fprintf(out, "DOES NOT FIT: %s (layer %d %s): needs %" PRId64 " B, budget %" PRId64 " B\n",
+                 fault_text(s.problem), s.layer, who, s.needs, s.budget);
+    return;
+  }
   const double mpc =
       s.cycles > 0 ? static_cast<double>(s.macs) / static_cast<double>(s.cycles) : 0.0;
   std::fprintf(out,
@@ -139,11 +167,6 @@ void print_table(std::FILE* out, const std::string& name, const dynamic_plan& d)
                static_cast<double>(s.cycles) / (p.cluster_mhz > 0 ? p.cluster_mhz : 1) / 1000.0,
                p.cluster_mhz, s.l2_peak, s.l2_budget, s.dory_bound, s.l3_used,
                s.weights_in_l3 ? "L3" : "L2");
-  if (!s.ok()) {
-    const char* who = s.layer >= 0 ? d.layers[static_cast<std::size_t>(s.layer)].name.c_str() : "";
-    std::fprintf(out, "DOES NOT FIT: %s (layer %d %s): needs %" PRId64 " B, budget %" PRId64 " B\n",
-                 fault_text(s.problem), s.layer, who, s.needs, s.budget);
-  }
 }
 
 namespace {
@@ -235,6 +258,17 @@ void print_json(std::FILE* out, const std::string& name, const dynamic_plan& d) 
     std::fprintf(out, ",\"l3_w\":%d,\"l3_y\":%d}", e.l3_w, e.l3_y);
     std::fprintf(out, ",\"split\":{\"kind\":\"%s\",\"v\":%d,\"k\":%d}", split_name(q.split.kind),
                  q.split.v, q.split.k);
+    // Where the modeled cycles go (bench's split) and the L2 bytes alive during the layer.
+    const bench::layer_time t = bench::time_of(l, q, p);
+    std::int64_t live = 0;
+    for (const layer_l2& e2 : d.l2)
+      for (const l2_slot* sl : {&e2.x, &e2.w, &e2.y})
+        if (sl->offset >= 0 && sl->from <= static_cast<int>(i) && static_cast<int>(i) <= sl->until)
+          live += sl->bytes;
+    std::fprintf(out,
+                 ",\"time\":{\"compute\":%" PRId64 ",\"dma_stall\":%" PRId64
+                 ",\"overhead\":%" PRId64 ",\"l3_stall\":%" PRId64 "},\"l2_live\":%" PRId64,
+                 t.compute, t.dma_stall, t.overhead, t.l3_stall, live);
     std::fprintf(out, ",\"l1_cycles\":%" PRId64 ",\"cycles\":%" PRId64 ",\"macs\":%" PRId64 "}",
                  q.l1_cycles, q.cycles, q.macs);
   }

@@ -5,6 +5,7 @@ match, and in HWC order.
 
 Usage: check_dump.py CTILE_VERIFY NETWORK_DIR OUTDIR
 """
+import json
 import os
 import shutil
 import subprocess
@@ -24,9 +25,9 @@ if golden != dumped:
     sys.exit(1)
 for f in ("model_int.onnx", "input.txt"):
     shutil.copy(os.path.join(net, f), os.path.join(outdir, f))
-p = subprocess.run([exe, outdir], capture_output=True, text=True, timeout=300)
+p = subprocess.run([exe, outdir, "--json"], capture_output=True, text=True, timeout=300)
 print(p.stdout)
-rows = [l.split() for l in p.stdout.splitlines() if l[:1].isdigit() and "layers bit-exact" not in l]
-if p.returncode != 0 or not rows or any(r[-1] != "HWC" for r in rows):
+rows = [r for r in json.loads(p.stdout)["rows"] if r["counted"]] if p.returncode == 0 else []
+if p.returncode != 0 or not rows or any(r["layout"] != "HWC" or not r["exact"] for r in rows):
     print("FAIL: the dump does not verify as HWC golden files")
     sys.exit(1)

@@ -518,7 +518,7 @@ def small(name, conv_attrs=None, weights=None, extra=None, opset=9):
 
 
 def bad_dilation():
-    return small("bad_dilation", {"dilations": [2, 2]})
+    return small("bad_dilation", {"dilations": [0, 2]})
 
 
 def bad_groups():
@@ -605,10 +605,10 @@ def bad_trunc_offset():
 INVALID = [
     (bad_trunc_offset, r"Floor.*offset after a truncating division"),
     (bad_double_round, r"two successive requantizations"),
-    (bad_unclipped, r"not clipped to an unsigned range"),
+    (bad_unclipped, r"Conv.*not clipped to an 8-bit range"),
     (bad_fraction, r"Clip.*not an integer"),
     (bad_broadcast, r"Mul.*does not broadcast along the channel axis"),
-    (bad_dilation, r"Conv.*dilation 2"),
+    (bad_dilation, r"Conv.*bad dilation 0"),
     (bad_groups, r"Conv.*group 2"),
     (bad_weight, r"Conv.*weight 0\.5.* not an 8-bit signed integer"),
     (bad_constant, r"Mul.*not an integer"),
@@ -617,6 +617,262 @@ INVALID = [
     (bad_ceil, r"MaxPool.*ceil_mode"),
     (bad_pad_mode, r"Pad.*constant padding"),
 ]
+
+
+# Malformed cousins of the patterns recognized by meaning (bit-width attributes, opset-11 input
+# forms, pass-through nodes), each refused with the node, its op and the reason. Built after the
+# fixtures above from their own generator, so those stay as they were.
+prng = np.random.default_rng(20261126)
+
+
+def quant_small(name, conv_attrs=None, weights=None, clip=None, mid=None, opset=9):
+    """A conv, Mul 3, Add 5, Div 64, Floor, Clip: `mid(g, t)` may rewrite the tensor before the
+    Clip, `clip(g, t)` replaces the Clip."""
+    g = Graph(name, [1, 4, 6, 6], opset=opset)
+    w = weights if weights is not None else prng.integers(-5, 6, size=(4, 4, 3, 3)).astype(
+        np.float32)
+    attrs = dict(kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1], group=1)
+    attrs.update(conv_attrs or {})
+    c = g.node("Conv", [g.x_name, g.init(w)], **attrs)
+    t = g.node("Floor", [g.node("Div", [g.node("Add", [g.node("Mul", [c, g.const(3.0)]),
+                                                       g.const(5.0)]), g.const(64.0)])])
+    if mid:
+        t = mid(g, t)
+    g.outputs = [clip(g, t) if clip else g.node("Clip", [t], min=0.0, max=255.0)]
+    return g
+
+
+def bad_weight_bits():
+    w = prng.integers(-2, 2, size=(4, 4, 3, 3)).astype(np.float32)
+    w[2, 1, 1, 1] = 5.0  # outside the 2-bit range -2..1
+    return quant_small("bad_weight_bits", {"weight_bits": 2}, weights=w)
+
+
+def bad_weight_bits8():
+    w = prng.integers(-5, 6, size=(4, 4, 3, 3)).astype(np.float32)
+    w[0, 0, 0, 0] = 200.0
+    return quant_small("bad_weight_bits8", {"weight_bits": 8, "bias_bits": 32}, weights=w)
+
+
+def bad_bits_value():
+    return quant_small("bad_bits_value", {"weight_bits": 0})
+
+
+def bad_out_bits():
+    return quant_small("bad_out_bits", clip=lambda g, t: g.node("Clip", [t], min=0.0, max=255.0,
+                                                                 out_bits=4))
+
+
+def bad_mult_bits():
+    def mid(g, t):
+        return g.node("Floor", [g.node("Mul", [g.const(300.0), t], mult_bits=8)])
+    return quant_small("bad_mult_bits", mid=mid)
+
+
+def bad_add_bits():
+    def mid(g, t):
+        return g.node("Add", [g.const(-70000.0), t], add_bits=16)
+    return quant_small("bad_add_bits", mid=mid)
+
+
+def bad_unknown_attr():
+    return quant_small("bad_unknown_attr", clip=lambda g, t: g.node("Clip", [t], min=0.0,
+                                                                     max=255.0, scale_bits=8))
+
+
+def bad_clip_bound_vector():
+    return quant_small("bad_clip_bound_vector", opset=11, clip=lambda g, t: g.node(
+        "Clip", [t, g.const([0.0, 1.0]), g.const(255.0)]))
+
+
+def bad_clip_bound_activation():
+    return quant_small("bad_clip_bound_activation", opset=11, clip=lambda g, t: g.node(
+        "Clip", [t, g.x_name, g.const(255.0)]))
+
+
+def bad_pad_input():
+    return quant_small("bad_pad_input", opset=11, clip=lambda g, t: g.node("Pad", [
+        g.node("Clip", [t, g.const(0.0), g.const(255.0)]), g.const([0, 1, 1, 0], np.int64)]))
+
+
+def bad_dropout_training():
+    return quant_small("bad_dropout_training", opset=12, mid=lambda g, t: g.node(
+        "Dropout", [t, g.const(0.5), g.const(True, np.bool_)]))
+
+
+def bad_reshape():
+    return quant_small("bad_reshape", clip=lambda g, t: g.node("Reshape", [
+        g.node("Clip", [t], min=0.0, max=255.0), g.const([1, 4, 36], np.int64)]))
+
+
+def bad_pool_dilation():
+    return quant_small("bad_pool_dilation", clip=lambda g, t: g.node("MaxPool", [
+        g.node("Clip", [t], min=0.0, max=255.0)], kernel_shape=[2, 2], dilations=[2, 2]))
+
+
+def bad_dilations_length():
+    return quant_small("bad_dilations_length", {"dilations": [2]})
+
+
+def bad_cast_type():
+    return quant_small("bad_cast_type", mid=lambda g, t: g.node("Cast", [t],
+                                                                 to=TensorProto.STRING))
+
+
+INVALID_PATTERNS = [
+    (bad_weight_bits, r"Conv.*weight 5 leaves the range -2\.\.1 of weight_bits 2"),
+    (bad_weight_bits8, r"Conv.*weight 200 leaves the range -128\.\.127 of weight_bits 8"),
+    (bad_bits_value, r"Conv.*'weight_bits' = 0 is not a bit width"),
+    (bad_out_bits, r"Clip.*bounds \[0, 255\] do not fit out_bits 4"),
+    (bad_mult_bits, r"Mul.*factor 300 leaves the range -128\.\.127 of mult_bits 8"),
+    (bad_add_bits, r"Add.*addend -70000 leaves the range -32768\.\.32767 of add_bits 16"),
+    (bad_unknown_attr, r"Clip.*unsupported attribute 'scale_bits'"),
+    (bad_clip_bound_vector, r"Clip.*bound .* holds 2 values, a scalar is expected"),
+    (bad_clip_bound_activation, r"Clip.*must be a constant"),
+    (bad_pad_input, r"Pad.*'pads' must have 8 entries"),
+    (bad_dropout_training, r"Dropout.*training mode"),
+    (bad_reshape, r"Reshape.*only a Reshape to \[1, -1\]"),
+    (bad_cast_type, r"Cast.*data type 8 is not supported"),
+    (bad_pool_dilation, r"MaxPool.*unsupported attribute: dilation 2"),
+    (bad_dilations_length, r"Conv.*'dilations' has 1 entries, 2 expected"),
+]
+
+
+def fx_pad_kernel():
+    """A 2x2 stride-2 conv with padding 2 on every side (as large as the kernel): output rows
+    and columns that lie wholly in the padding are bias + requantization only."""
+    g = Graph("pad_kernel", [1, 3, 6, 6])
+    x = g.x
+    c, acc = conv(g, g.x_name, x, 4, (2, 2), stride=(2, 2), pads=(2, 2, 2, 2), bias=True)
+    kappa, lam = prng.integers(1, 8, size=4), prng.integers(-50, 50, size=4)
+    y, v = nemo_requant(g, c, acc, kappa.astype(np.int64), lam.astype(np.int64))
+    g.anchor(v)
+    g.outputs = [y]
+    return g
+
+
+def fx_multi_vector(root, name="multi_vector", vectors=3, corrupt=None):
+    """Several test vectors in DORY's multi-input layout (input_K.txt, out_K_layerJ.txt,
+    output_K.txt): conv 3x3 + requant, MaxPool 2x2, conv 1x1 + requant, Flatten, Gemm (int32,
+    the graph output). The expected values of every vector are computed here in numpy."""
+    vr = np.random.default_rng(20261127)
+    g = Graph(name, [1, 3, 8, 8])
+    w1 = vr.integers(-6, 7, size=(5, 3, 3, 3)).astype(np.int64)
+    w2 = vr.integers(-6, 7, size=(4, 5, 1, 1)).astype(np.int64)
+    wf = vr.integers(-20, 21, size=(6, 4 * 4 * 4)).astype(np.int64)
+    bf = vr.integers(-500, 500, size=6).astype(np.int64)
+
+    def requant(x_name, mul, add, div):
+        t = g.node("Floor", [g.node("Div", [g.node("Add", [g.node("Mul", [
+            g.const(float(mul)), x_name]), g.const(float(add))]), g.const(float(div))])])
+        return g.node("Clip", [t], min=0.0, max=255.0)
+
+    c1 = g.node("Conv", [g.x_name, g.init(w1)], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    r1 = requant(c1, 3, 40, 32)
+    p = g.node("MaxPool", [r1], kernel_shape=[2, 2], strides=[2, 2])
+    c2 = g.node("Conv", [p, g.init(w2)], kernel_shape=[1, 1])
+    r2 = requant(c2, 5, -7, 64)
+    f = g.node("Flatten", [r2], axis=1)
+    fc = g.node("Gemm", [f, g.init(wf), g.init(bf)], transB=1)
+    g.outputs = [fc]
+    d = g.save(root)
+    for f_ in os.listdir(d):
+        if f_.startswith("out_layer") or f_ == "input.txt":
+            os.remove(os.path.join(d, f_))
+    for k in range(vectors):
+        x = vr.integers(0, 256, size=(1, 3, 8, 8)).astype(np.int64)
+        y1 = np.clip(floordiv(3 * conv_np(x, w1, (1, 1), (1, 1, 1, 1), 1) + 40, 32), 0, 255)
+        y2 = pool_np(y1, (2, 2), (2, 2), "max")
+        y3 = np.clip(floordiv(5 * conv_np(y2, w2, (1, 1), (0, 0, 0, 0), 1) - 7, 64), 0, 255)
+        y4 = y3.reshape(1, -1) @ wf.T + bf  # ONNX flatten order (CHW)
+        outs = [y1, y2, y3, y4]
+        if corrupt is not None and corrupt[0] == k:
+            outs[corrupt[1]] = outs[corrupt[1]].copy()
+            outs[corrupt[1]].reshape(-1)[3] += 1
+        write_values(os.path.join(d, "input_%d.txt" % k), "# # input_%d (shape [8, 8, 3])" % k,
+                     hwc(x))
+        for j, v in enumerate(outs):
+            write_values(os.path.join(d, "out_%d_layer%d.txt" % (k, j)), "# # layer%d" % j,
+                         hwc(v))
+        write_values(os.path.join(d, "output_%d.txt" % k), "# # output_%d" % k, y4.reshape(-1))
+
+
+def dilate(w, dh, dw):
+    """A kernel with (d - 1) zeros between taps: the dilated convolution as a dense one."""
+    o, c, kh, kw = w.shape
+    z = np.zeros((o, c, (kh - 1) * dh + 1, (kw - 1) * dw + 1), dtype=w.dtype)
+    z[:, :, ::dh, ::dw] = w
+    return z
+
+
+def fx_dilated():
+    """Dilated convolutions: 2-D 3x3 with dilation (2, 3) and padding (2, 3) (as large as the
+    kernel), depthwise 3x3 dilation 2, and a 1-D-style 1x3 with dilation 4 (TCN). Expected
+    values from dense convolutions with zero-stuffed kernels."""
+    dr = np.random.default_rng(20261128)
+    g = Graph("dilated", [1, 3, 12, 14])
+
+    def dconv(x_name, x, cout, k, dil, pads=(0, 0, 0, 0), group=1):
+        cin = x.shape[1]
+        w = dr.integers(-9, 10, size=(cout, cin // group, k[0], k[1])).astype(np.int64)
+        t, b, l, r = pads
+        out = g.node("Conv", [x_name, g.init(w)], kernel_shape=list(k), pads=[t, l, b, r],
+                     dilations=list(dil), group=group)
+        return out, conv_np(x, dilate(w, *dil), (1, 1), pads, group)
+
+    def rq(x_name, acc):
+        c = acc.shape[1]
+        kappa = dr.integers(1, 6, size=c).astype(np.int64)
+        lam = dr.integers(-100, 100, size=c).astype(np.int64)
+        return nemo_requant(g, x_name, acc, kappa, lam)
+
+    c1, a1 = dconv(g.x_name, g.x, 6, (3, 3), (2, 3), pads=(2, 2, 3, 3))
+    y1n, y1 = rq(c1, a1)
+    g.anchor(y1)
+    c2, a2 = dconv(y1n, y1, 6, (3, 3), (2, 2), pads=(2, 2, 2, 2), group=6)
+    y2n, y2 = rq(c2, a2)
+    g.anchor(y2)
+    c3, a3 = dconv(y2n, y2, 4, (1, 3), (1, 4), pads=(0, 0, 8, 0))
+    y3n, y3 = rq(c3, a3)
+    g.anchor(y3)
+    g.outputs = [y3n]
+    return g
+
+
+def fx_wide_sum(root, name, saturate):
+    """A residual Mul(32) -> Add -> Div(32) -> Floor with no Clip whose sum exceeds 255 (two
+    branches near 200): the golden holds the true sums (up to 510), or, for the saturating
+    variant, DORY's sums saturated to 255. Then a 1x1 conv reads the (wide or saturated) sum."""
+    wr = np.random.default_rng(20261129)
+    g = Graph(name, [1, 2, 4, 4])
+    g.x = wr.integers(150, 256, size=(1, 2, 4, 4)).astype(np.int64)
+
+    def branch(scale):
+        w = np.zeros((2, 2, 1, 1), dtype=np.int64)
+        w[0, 0, 0, 0], w[1, 1, 0, 0] = scale, scale
+        c = g.node("Conv", [g.x_name, g.init(w)], kernel_shape=[1, 1])
+        y = g.node("Clip", [g.node("Floor", [g.node("Div", [c, g.const(4.0)])])], min=0.0,
+                   max=255.0)
+        return y, np.clip(floordiv(conv_np(g.x, w, (1, 1), (0, 0, 0, 0), 1), 4), 0, 255)
+
+    a, ya = branch(5)
+    g.anchor(ya)
+    b, yb = branch(4)
+    g.anchor(yb)
+    sm = g.node("Add", [g.node("Mul", [a, g.const(32.0)]), g.node("Mul", [b, g.const(32.0)])])
+    s_ = g.node("Floor", [g.node("Div", [sm, g.const(32.0)])])
+    ys = floordiv(ya * 32 + yb * 32, 32)
+    assert ys.max() > 255, "the fixture's sums must exceed 8 bits"
+    if saturate:
+        ys = np.clip(ys, 0, 255)
+    g.anchor(ys)
+    w = wr.integers(-3, 4, size=(3, 2, 1, 1)).astype(np.int64)
+    c = g.node("Conv", [s_, g.init(w)], kernel_shape=[1, 1])
+    y = g.node("Clip", [g.node("Floor", [g.node("Div", [g.node("Add", [c, g.const(600.0)]),
+                                                          g.const(8.0)])])], min=0.0, max=255.0)
+    g.anchor(np.clip(floordiv(conv_np(ys, w, (1, 1), (0, 0, 0, 0), 1) + 600, 8), 0, 255))
+    g.outputs = [y]
+    g.save(root)
 
 
 def main():
@@ -660,7 +916,27 @@ def main():
     d = g.save(root)
     write_values(os.path.join(d, "input.txt"), "# input (shape %s)" % list(g.in_shape),
                  g.x.reshape(-1))
-    print("wrote %d valid, %d invalid fixtures to %s" % (len(names), len(INVALID) + 2, root))
+    for f, rx in INVALID_PATTERNS:
+        g = f()
+        d = g.save(root)
+        with open(os.path.join(d, "expect.txt"), "w") as fh:
+            fh.write(rx + "\n")
+    fx_pad_kernel().save(root)
+    fx_dilated().save(root)
+    fx_wide_sum(root, "wide_sum", saturate=False)
+    fx_wide_sum(root, "wide_sum_saturated", saturate=True)
+    fx_multi_vector(root)
+    fx_multi_vector(root, "multi_vector_corrupt", corrupt=(1, 2))
+    # A golden numbering that skips a layer: an extra file (of another size) between layers 1 and
+    # 2, the later files numbered one higher. Aligned by order and element count, all verify.
+    g = fx_tcn_1d()
+    g.name = "skip_golden"
+    d = g.save(root)
+    for k in range(len(g.goldens) - 1, 1, -1):
+        os.rename(os.path.join(d, "out_layer%d.txt" % k), os.path.join(d, "out_layer%d.txt" % (k + 1)))
+    write_values(os.path.join(d, "out_layer2.txt"), "extra (shape [7])", np.arange(7))
+    print("wrote %d valid, %d invalid fixtures to %s" %
+          (len(names) + 1, len(INVALID) + len(INVALID_PATTERNS) + 2, root))
 
 
 if __name__ == "__main__":

@@ -78,6 +78,62 @@ TEST(Options, ByteCountsAndPlatformLimits) {
   EXPECT_FALSE(validate({"gap8", 100000, 0}).empty());  // over GAP-8's L1
   EXPECT_FALSE(validate({"nope", 0, 0}).empty());
   EXPECT_FALSE(validate({"host", 2000, 1000}).empty());  // L1 > L2
+  // The L1 left for tiles: GAP-8's stacks are 3,500 B + 7 x 3,400 B (its documentation).
+  EXPECT_EQ(platform_of({"gap8", 0, 0, 8192}).l1_bytes, 8192 + 3500 + 7 * 3400);
+  EXPECT_EQ(platform_of({"gap8", 0, 0, 8192}).l1_budget(), 8192);
+  EXPECT_EQ(platform_of({"gap8", 16384, 0, 0, 1024, 512}).l1_budget(), 16384 - 1024 - 7 * 512);
+  EXPECT_FALSE(validate({"gap8", 16384, 0}).empty());  // no room beside the stacks
+  EXPECT_TRUE(validate({"gap8", 16384, 0, 0, 1024, 512}).empty());
+  EXPECT_FALSE(validate({"gap8", 64000, 0, 8192}).empty());  // --l1 and --l1-tiles
+  EXPECT_FALSE(validate({"gap8", 0, 0, 40000}).empty());     // 40000 + stacks > 64 KiB
+}
+
+TEST(Align, GoldenFilesByOrderSizeAndValues) {
+  const auto all = [](std::size_t, std::size_t) { return true; };
+  // Direct numbering.
+  EXPECT_EQ(align_golden({10, 20, 30}, {0, 1, 2}, {10, 20, 30}, {0, 1, 2}, all),
+            (std::vector<int>{0, 1, 2}));
+  // A file of another size between layers 0 and 1 (the numbering skips one).
+  EXPECT_EQ(align_golden({10, 20, 30}, {0, 1, 2}, {10, 7, 20, 30}, {0, 1, 2, 3}, all),
+            (std::vector<int>{0, 2, 3}));
+  // A repeated file of the same size: the one whose values match wins, then the number.
+  const auto second = [](std::size_t i, std::size_t j) { return i != 1 || j == 2; };
+  EXPECT_EQ(align_golden({10, 20, 20}, {0, 1, 2}, {10, 20, 20, 20}, {0, 1, 2, 3}, second),
+            (std::vector<int>{0, 2, 3}));
+  EXPECT_EQ(align_golden({10, 20, 20}, {0, 1, 2}, {10, 20, 20, 20}, {0, 1, 2, 3}, all),
+            (std::vector<int>{0, 1, 2}));
+  // A layer whose size no file has stays unmatched.
+  EXPECT_EQ(align_golden({10, 99, 30}, {0, 1, 2}, {10, 20, 30}, {0, 1, 2}, all),
+            (std::vector<int>{0, -1, 2}));
+}
+
+TEST(Config, ExportInputRange) {
+  const std::string d = ::testing::TempDir();
+  const std::string p = d + "/config_test.json";
+  {
+    std::ofstream f(p);
+    f << "{\n  \"n_inputs\": 9,\n  \"input_bits\": 2,\n  \"input_signed\": true\n}\n";
+  }
+  const auto r = read_export_config(p);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->lo, -2);
+  EXPECT_EQ(r->hi, 1);
+  {
+    std::ofstream f(p);
+    f << "{\"input_bits\": 4, \"input_signed\": false}";
+  }
+  EXPECT_EQ(read_export_config(p)->hi, 15);
+  {
+    std::ofstream f(p);
+    f << "{\"input_bits\": 12}";
+  }
+  EXPECT_THROW(read_export_config(p), std::runtime_error);
+  {
+    std::ofstream f(p);
+    f << "{\"code reserved space\": 310000}";
+  }
+  EXPECT_FALSE(read_export_config(p));
+  std::remove(p.c_str());
 }
 
 TEST(Import, RefusesGarbageWithAnImportError) {

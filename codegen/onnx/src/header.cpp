@@ -52,6 +52,8 @@ std::string layer_expr(const layer& l) {
                         l.kind == op::avgpool;
   if (windowed) {
     o << ".strides(" << l.stride.h << ", " << l.stride.w << ")";
+    if (l.dilation.h != 1 || l.dilation.w != 1)
+      o << ".dilated(" << l.dilation.h << ", " << l.dilation.w << ")";
     const padding& p = l.pad;
     if (p.t || p.b || p.l || p.r)
       o << ".padded(" << p.t << ", " << p.b << ", " << p.l << ", " << p.r << ")";
@@ -69,8 +71,16 @@ std::string layer_expr(const layer& l) {
   if (l.kind == op::linear && !l.requantize) {
     o << ".raw()";
   } else if (l.kind != op::input && l.kind != op::maxpool) {
-    o << ".requantized(" << l.quant.m << ", " << l.quant.d << ", " << l.quant.lo << ", "
-      << l.quant.hi << ")";
+    if (!l.quant.clips() || l.saturated) {
+      // Unclipped in the graph: the range follows from the inputs (saturated on request).
+      o << ".requantized(" << l.quant.m << ", " << l.quant.d << ", 0, 255).unclipped()";
+      if (l.saturate) o << ".saturating()";
+    } else {
+      o << ".requantized(" << l.quant.m << ", " << l.quant.d << ", " << l.quant.lo << ", "
+        << l.quant.hi << ")";
+    }
+  } else if (l.kind == op::input && !(l.quant.lo == 0 && l.quant.hi == 255)) {
+    o << ".range(" << l.quant.lo << ", " << l.quant.hi << ")";
   }
   o << ".named(\"" << l.name.c_str() << "\")";
   return o.str();

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -13,6 +14,7 @@
 #include <optional>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ctile/network/infer.hpp"
 
@@ -151,6 +153,46 @@ bool integral(double c) {
   return std::isfinite(c) && c == std::floor(c) && std::fabs(c) < 9.0e15;
 }
 
+/// A value for a message: integers without a fraction.
+std::string number(double c) {
+  return integral(c) ? std::to_string(static_cast<long long>(c)) : std::to_string(c);
+}
+
+/// ctile's shape-inference verdict on an imported layer, as a sentence with the numbers.
+std::string problem_text(const diagnostic& d, const layer& l) {
+  const std::string geometry =
+      "kernel " + std::to_string(l.kernel.h) + "x" + std::to_string(l.kernel.w) + ", stride " +
+      std::to_string(l.stride.h) + "x" + std::to_string(l.stride.w) + ", padding t" +
+      std::to_string(l.pad.t) + " b" + std::to_string(l.pad.b) + " l" + std::to_string(l.pad.l) +
+      " r" + std::to_string(l.pad.r);
+  switch (d.what) {
+    case problem::padding_not_smaller_than_kernel:
+      return "padding not smaller than the kernel is not supported by this ctile (" + geometry +
+             ")";
+    case problem::bad_dilation:
+      return "a dilation below 1, or a dilation on a pooling (dilation " +
+             std::to_string(l.dilation.h) + "x" + std::to_string(l.dilation.w) + ")";
+    case problem::window_too_large:
+      return "the window is larger than the padded input (" + geometry + ")";
+    case problem::bad_geometry:
+      return "bad window geometry (" + geometry + ")";
+    case problem::input_channels:
+      return "the input channels do not match the weights";
+    case problem::add_shapes_differ:
+      return "the two inputs of the Add have different shapes";
+    case problem::bad_channel_count:
+      return "bad channel count";
+    case problem::int32_output_consumed:
+      return "an unrequantized (int32) output feeds another layer";
+    case problem::bad_requant:
+      return "bad requantization constants";
+    case problem::bad_rescale:
+      return "bad residual rescale constants";
+    default:
+      return "problem " + std::to_string(static_cast<int>(d.what));
+  }
+}
+
 // ---- The value a tensor holds during the walk ------------------------------------------
 
 /// floor((M[c] * x + A[c]) / D): a rational affine map of integers, per channel (vectors of
@@ -245,6 +287,9 @@ class importer {
   std::unordered_map<std::string, int> consumers_;
   std::unordered_map<std::string, std::vector<int>> consumer_nodes_;
   std::vector<std::string> graph_outputs_;
+  /// Tensors that are constants wherever they appear in the graph: initializers, Constant
+  /// outputs, and outputs of nodes whose inputs are all such (or of Shape).
+  std::unordered_set<std::string> static_const_;
   int anchors_ = 0;
 
   // Current node, for errors.
@@ -305,6 +350,47 @@ class importer {
       for (const char* n : allowed) ok = ok || a.name() == n;
       if (!ok) fail("unsupported attribute '" + a.name() + "'");
     }
+  }
+
+  /// The bounds of the current Clip node: attributes (opset < 11) or inputs (opset >= 11), an
+  /// absent bound being unbounded.
+  std::pair<double, double> clip_bounds() const {
+    double lo = attr_float("min").value_or(-1e300), hi = attr_float("max").value_or(1e300);
+    auto scalar = [&](int i) {
+      const constant& c = const_of(in_(i));
+      if (c.v.size() != 1)
+        fail("Clip bound '" + in_(i) + "' holds " + std::to_string(c.v.size()) +
+             " values, a scalar is expected");
+      if (std::isnan(c.v[0])) fail("Clip bound '" + in_(i) + "' is not a number");
+      return c.v[0];
+    };
+    if (node_->input_size() > 1 && !in_(1).empty()) lo = scalar(1);
+    if (node_->input_size() > 2 && !in_(2).empty()) hi = scalar(2);
+    if (!(lo <= hi)) fail("Clip bounds are empty");
+    return {lo, hi};
+  }
+
+  /// A Quantlab bit-width attribute (`weight_bits`, `bias_bits`, `mult_bits`, `add_bits`,
+  /// `out_bits`): its value, checked to be a width (1..64); nullopt when absent.
+  std::optional<int> bits_attr(const std::string& name) const {
+    const auto* a = attr(name);
+    if (a == nullptr) return std::nullopt;
+    if (a->type() != ::onnx::AttributeProto::INT && !a->has_i())
+      fail("attribute '" + name + "' is not an integer");
+    if (a->i() < 1 || a->i() > 64)
+      fail("attribute '" + name + "' = " + std::to_string(a->i()) + " is not a bit width (1..64)");
+    return static_cast<int>(a->i());
+  }
+  /// Checks that every value of `c` is an integer of `bits` signed bits, as the attribute says.
+  void check_signed_bits(const std::string& attr_name, int bits, const std::vector<double>& v,
+                         const std::string& what) const {
+    const double hi = std::ldexp(1.0, bits - 1) - 1, lo = -std::ldexp(1.0, bits - 1);
+    for (double x : v)
+      if (!(x >= lo && x <= hi))
+        fail(what + " " + number(x) + " leaves the range " +
+             std::to_string(static_cast<long long>(lo)) + ".." +
+             std::to_string(static_cast<long long>(hi)) + " of " + attr_name + " " +
+             std::to_string(bits));
   }
 
   // ---- tensors
@@ -368,6 +454,10 @@ class importer {
   void on_elementwise();
   void on_residual_add(const std::string& a, const std::string& b);
   void on_flatten(bool reshape);
+  void on_passthrough();
+  bool noop_reshape(const ::onnx::NodeProto& n, const std::vector<i64>& dims) const;
+  std::optional<int> consumer_through_noops(const std::string& tensor,
+                                            const std::vector<i64>& dims) const;
   void on_shape_op();
   void on_terminal(epilogue_kind k);
   void fold_constants();
@@ -433,6 +523,9 @@ constant importer::read_tensor(const ::onnx::TensorProto& t) const {
     case TP::UINT8:
       has_raw ? from_raw(std::uint8_t{}) : from_field(t.int32_data());
       break;
+    case TP::BOOL:
+      has_raw ? from_raw(std::uint8_t{}) : from_field(t.int32_data());
+      break;
     default:
       fail("tensor '" + t.name() + "' has unsupported data type " + std::to_string(t.data_type()));
   }
@@ -483,7 +576,8 @@ void importer::close(const std::string& tensor, value& v) {
 /// Applies one elementwise node to a chain. `c` is the constant operand (nullptr for unary).
 void importer::chain_op(chain& ch, const std::string& op, const constant* c, bool const_first,
                         std::size_t channels, std::size_t rank) {
-  if (ch.clipped && op != "Clip" && op != "Relu" && op != "Max" && op != "Min")
+  // A Cast of a clipped (integer) value changes nothing.
+  if (ch.clipped && op != "Clip" && op != "Relu" && op != "Max" && op != "Min" && op != "Cast")
     fail("arithmetic after a Clip/Relu cannot be folded into the layer");
   const bool second = ch.rounded1;
   affine& s = second ? ch.s2 : ch.s1;
@@ -597,12 +691,7 @@ void importer::chain_op(chain& ch, const std::string& op, const constant* c, boo
     // A Relu in an 8-bit network saturates at 255 (the activation's width).
     int lo = 0, hi = 255;
     if (op == "Clip") {
-      double dlo = -1e300, dhi = 1e300;
-      if (auto v = attr_float("min")) dlo = *v;
-      if (auto v = attr_float("max")) dhi = *v;
-      if (node_->input_size() > 1 && !in_(1).empty()) dlo = const_of(in_(1)).v.at(0);
-      if (node_->input_size() > 2 && !in_(2).empty()) dhi = const_of(in_(2)).v.at(0);
-      if (!(dlo <= dhi)) fail("Clip bounds are empty");
+      const auto [dlo, dhi] = clip_bounds();
       const double l = std::ceil(std::max(dlo, -2147483648.0));
       const double h = std::floor(std::min(dhi, 2147483647.0));
       lo = static_cast<int>(l);
@@ -632,11 +721,18 @@ void importer::finalize(int li, const chain& ch_in) {
     fail("the layer output is not an integer: a division is not followed by Floor or a Cast" +
          where());
   const bool has_clip = ch.clipped;
-  const int lo = has_clip ? std::max(ch.lo, 0) : 0;
-  const int hi = has_clip ? std::min(ch.hi, 255) : 255;
-  if (has_clip && (ch.lo < 0 || ch.hi > 255 || ch.lo > ch.hi))
+  // The clip: an unsigned range within 0..255 or a signed one within -128..127.
+  const bool is_signed = has_clip && ch.lo < 0;
+  const int lo = has_clip ? (is_signed ? ch.lo : std::max(ch.lo, 0)) : 0;
+  const int hi = has_clip ? std::min(ch.hi, is_signed ? 127 : 255) : 255;
+  if (has_clip && (ch.lo > ch.hi || (!is_signed && ch.hi > 255) ||
+                   (is_signed && (ch.lo < -128 || ch.hi > 127))))
     fail("the output clip range [" + std::to_string(ch.lo) + ", " + std::to_string(ch.hi) +
-         "] is not an unsigned range within 0..255" + where());
+         "] fits neither 0..255 nor -128..127" + where());
+  if (is_signed && ch.truncated1)
+    fail("a truncating division (integer Div or Cast) before a signed clip [" +
+         std::to_string(ch.lo) + ", " + std::to_string(ch.hi) +
+         "]: truncation and floor differ on negative values" + where());
   const bool uniformM = std::all_of(s.M.begin(), s.M.end(), [&](i64 x) { return x == s.M[0]; });
   const std::size_t C = static_cast<std::size_t>(l.out_channels > 0 ? l.out_channels : 1);
   switch (l.kind) {
@@ -658,10 +754,18 @@ void importer::finalize(int li, const chain& ch_in) {
           fail("an additive offset in the requantization is not supported here" + where());
         }
       }
-      if (!has_clip)
-        net_.notes.push_back("layer " + net_.nodes[static_cast<std::size_t>(li)] +
-                             ": no clip in the graph, the output is held as 8 bits (0..255)");
       l = l.requantized(s.M[0], s.D, lo, hi);
+      if (!has_clip) {
+        // No clip: the output's range is what the inputs prove (ctile::infer), never cut
+        // silently; DORY's saturation to the 8-bit container only on request.
+        l = l.unclipped();
+        if (opt_.saturate) l = l.saturating();
+        net_.notes.push_back("layer " + net_.nodes[static_cast<std::size_t>(li)] +
+                             (opt_.saturate
+                                  ? ": no clip in the graph, saturated to its 8-bit container "
+                                    "where its proven range is wider (--saturate)"
+                                  : ": no clip in the graph, its range is proven from its inputs"));
+      }
       return;
     }
     case op::conv:
@@ -712,7 +816,7 @@ void importer::finalize(int li, const chain& ch_in) {
     return;
   }
   if (!has_clip && l.kind != op::linear)
-    fail("the layer output is not clipped to an unsigned range (no Clip or Relu)" + where());
+    fail("the layer output is not clipped to an 8-bit range (no Clip or Relu)" + where());
   if (!has_clip) fail("a requantized fully connected layer needs a Clip or Relu" + where());
   l = l.requantized(m, D, lo, hi);
 }
@@ -783,10 +887,15 @@ struct window {
 };
 
 void importer::on_conv() {
-  only_attributes({"kernel_shape", "strides", "pads", "dilations", "group", "auto_pad"});
+  only_attributes({"kernel_shape", "strides", "pads", "dilations", "group", "auto_pad",
+                   "weight_bits", "bias_bits"});
   if (node_->input_size() < 2) fail("Conv needs an input and weights");
   const value in = plain(in_(0), true);
   const constant& w = const_of(in_(1));
+  if (const auto b = bits_attr("weight_bits")) check_signed_bits("weight_bits", *b, w.v, "weight");
+  const auto bias_bits = bits_attr("bias_bits");
+  if (bias_bits && node_->input_size() >= 3 && !in_(2).empty())
+    check_signed_bits("bias_bits", *bias_bits, const_of(in_(2)).v, "bias");
   const bool one_d = in.dims.size() == 3;
   if (in.dims.size() != 3 && in.dims.size() != 4)
     fail("Conv input must have rank 3 (1-D) or 4 (2-D)");
@@ -797,8 +906,13 @@ void importer::on_conv() {
   const i64 cin = in.dims[1];
   const auto ap = attr_string("auto_pad");
   if (!ap.empty() && ap != "NOTSET" && ap != "VALID") fail("unsupported attribute auto_pad=" + ap);
-  for (i64 dl : attr_ints("dilations"))
-    if (dl != 1) fail("unsupported attribute: dilation " + std::to_string(dl));
+  auto dil = attr_ints("dilations");
+  if (dil.empty()) dil.assign(sp, 1);
+  if (dil.size() != sp)
+    fail("'dilations' has " + std::to_string(dil.size()) + " entries, " + std::to_string(sp) +
+         " expected");
+  for (i64 dl : dil)
+    if (dl < 1 || dl > 1024) fail("bad dilation " + std::to_string(dl) + " (1..1024)");
   const auto ks = attr_ints("kernel_shape");
   if (!ks.empty() && (ks.size() != sp || ks.back() != kw || (!one_d && ks[0] != kh)))
     fail("kernel_shape does not match the weights");
@@ -838,19 +952,19 @@ void importer::on_conv() {
                 : depthwise(static_cast<int>(kh), static_cast<int>(kw));
   padding p = in.f == form::padded ? in.pad : padding{};
   if (one_d) {
-    l = l.strides(1, static_cast<int>(strides[0]));
+    l = l.strides(1, static_cast<int>(strides[0])).dilated(1, static_cast<int>(dil[0]));
     p.l += static_cast<int>(pads[0]);
     p.r += static_cast<int>(pads[1]);
   } else {
-    l = l.strides(static_cast<int>(strides[0]), static_cast<int>(strides[1]));
+    l = l.strides(static_cast<int>(strides[0]), static_cast<int>(strides[1]))
+            .dilated(static_cast<int>(dil[0]), static_cast<int>(dil[1]));
     p.t += static_cast<int>(pads[0]);
     p.l += static_cast<int>(pads[1]);
     p.b += static_cast<int>(pads[2]);
     p.r += static_cast<int>(pads[3]);
   }
+  // Padding as large as the kernel or larger is passed on: ctile's shape inference decides.
   l = l.padded(p.t, p.b, p.l, p.r).from(in.layer);
-  if (p.t >= kh || p.b >= kh || p.l >= kw || p.r >= kw)
-    fail("padding not smaller than the kernel is not supported");
   // Weights: ONNX [Cout][Cin][Kh][Kw] -> ctile [Cout][Kh][Kw][Cin] (dw: [C][Kh][Kw]).
   layer_data d;
   const i64 ci = kind == op::conv ? cin : 1;  // input channels of the ctile weights
@@ -885,9 +999,11 @@ void importer::on_conv() {
       one_d ? 1 : static_cast<int>(in.dims[2]) - (in.f == form::padded ? in.pad.t + in.pad.b : 0);
   const int iw =
       static_cast<int>(in.dims[one_d ? 2 : 3]) - (in.f == form::padded ? in.pad.l + in.pad.r : 0);
-  const int oh = window_out(ih, p.t, p.b, static_cast<int>(kh), l.stride.h);
-  const int ow = window_out(iw, p.l, p.r, static_cast<int>(kw), l.stride.w);
-  if (oh <= 0 || ow <= 0) fail("the kernel is larger than the padded input");
+  // A dilated kernel reads a window of (k - 1) * d + 1 input values per axis.
+  const extent2 win = l.window();
+  const int oh = window_out(ih, p.t, p.b, win.h, l.stride.h);
+  const int ow = window_out(iw, p.l, p.r, win.w, l.stride.w);
+  if (oh <= 0 || ow <= 0) fail("the (dilated) kernel is larger than the padded input");
   value out;
   out.f = form::chain;
   out.layer = open_layer(l, std::move(d));
@@ -945,8 +1061,6 @@ void importer::on_pool(bool max, bool global) {
   } else if (p.t || p.b || p.l || p.r) {
     fail("padding before a GlobalAveragePool is not supported");
   }
-  if (p.t >= kh || p.b >= kh || p.l >= kw || p.r >= kw)
-    fail("padding not smaller than the window is not supported");
   layer l = max ? maxpool(kh, kw) : avgpool(kh, kw);
   l = l.strides(sh, sw).padded(p.t, p.b, p.l, p.r).from(in.layer);
   const int oh = window_out(ih, p.t, p.b, kh, sh);
@@ -963,14 +1077,17 @@ void importer::on_pool(bool max, bool global) {
 
 void importer::on_fc(bool gemm) {
   if (gemm)
-    only_attributes({"alpha", "beta", "transA", "transB", "broadcast"});
+    only_attributes({"alpha", "beta", "transA", "transB", "broadcast", "weight_bits", "bias_bits"});
   else
-    only_attributes({});
+    only_attributes({"weight_bits"});
   if (node_->input_size() < 2) fail("needs two inputs");
   const value in = plain(in_(0), false, true);
   if (in.dims.size() != 2 && !(in.f == form::flat))
     fail("the input must be flattened to [1, K] first");
   const constant& w = const_of(in_(1));
+  if (const auto b = bits_attr("weight_bits")) check_signed_bits("weight_bits", *b, w.v, "weight");
+  if (const auto b = bits_attr("bias_bits"); b && node_->input_size() >= 3 && !in_(2).empty())
+    check_signed_bits("bias_bits", *b, const_of(in_(2)).v, "bias");
   if (w.dims.size() != 2) fail("weights must be a 2-D constant");
   bool transB = false;
   if (gemm) {
@@ -1026,8 +1143,84 @@ void importer::on_fc(bool gemm) {
   set_act(node_->output(0), std::move(out));
 }
 
+/// Identity, and Dropout at inference: the value passes unchanged, in whatever form it is
+/// (an open requantization chain stays open).
+void importer::on_passthrough() {
+  if (node_->op_type() == "Dropout") {
+    only_attributes({"ratio", "seed", "is_test"});
+    if (node_->input_size() > 2 && !in_(2).empty() && const_of(in_(2)).v.at(0) != 0.0)
+      fail("Dropout in training mode is not a no-op");
+    if (node_->output_size() > 1 && !node_->output(1).empty() &&
+        consumers_.contains(node_->output(1)))
+      fail("the mask output of Dropout is used, which is not supported");
+  } else {
+    only_attributes({});
+  }
+  if (node_->input_size() < 1) fail("needs an input");
+  value v = act_of(in_(0));
+  set_act(node_->output(0), std::move(v));
+}
+
+/// A Reshape of a tensor of `dims` to the same dims (0 copies a dim, one -1 is inferred).
+bool importer::noop_reshape(const ::onnx::NodeProto& n, const std::vector<i64>& dims) const {
+  if (n.op_type() != "Reshape" || n.input_size() < 2) return false;
+  const auto it = consts_.find(n.input(1));
+  if (it == consts_.end() || it->second.v.size() != dims.size()) return false;
+  i64 known = 1, total = 1;
+  int infer_at = -1;
+  std::vector<i64> t;
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    const double x = it->second.v[i];
+    if (!integral(x)) return false;
+    i64 d = static_cast<i64>(x);
+    if (d == 0) d = dims[i];
+    if (d == -1) {
+      if (infer_at >= 0) return false;
+      infer_at = static_cast<int>(i);
+    } else if (d <= 0) {
+      return false;
+    } else {
+      known *= d;
+    }
+    total *= dims[i];
+    t.push_back(d);
+    if (known > max_elements) return false;
+  }
+  if (infer_at >= 0) t[static_cast<std::size_t>(infer_at)] = known > 0 ? total / known : 0;
+  return t == dims;
+}
+
+/// The node that consumes `tensor` (of `dims`), looking through Identity, Dropout, Cast and
+/// Reshapes to the same shape, when each tensor on the way has one consumer.
+std::optional<int> importer::consumer_through_noops(const std::string& tensor,
+                                                    const std::vector<i64>& dims) const {
+  std::string t = tensor;
+  for (int guard = 0; guard < 64; ++guard) {
+    const auto it = consumer_nodes_.find(t);
+    if (it == consumer_nodes_.end() || it->second.size() != 1) return std::nullopt;
+    if (std::find(graph_outputs_.begin(), graph_outputs_.end(), t) != graph_outputs_.end())
+      return std::nullopt;
+    const auto& n = model_.graph().node(it->second[0]);
+    const bool through = n.op_type() == "Identity" || n.op_type() == "Dropout" ||
+                         n.op_type() == "Cast" || noop_reshape(n, dims);
+    if (!through || n.output_size() < 1) return it->second[0];
+    t = n.output(0);
+  }
+  return std::nullopt;
+}
+
 void importer::on_flatten(bool reshape) {
-  value v = plain(in_(0));
+  if (reshape && node_->input_size() >= 2) {
+    const value& x = act_of(in_(0));
+    if (x.f != form::flat && noop_reshape(*node_, x.dims)) {
+      only_attributes({"allowzero"});
+      value v = x;
+      set_act(node_->output(0), std::move(v));
+      return;
+    }
+  }
+  // A flattened tensor flattened again: [1, K] stays [1, K].
+  value v = act_of(in_(0)).f == form::flat ? act_of(in_(0)) : plain(in_(0));
   i64 total = 1;
   for (i64 x : v.dims) total *= x;
   if (reshape) {
@@ -1047,7 +1240,7 @@ void importer::on_flatten(bool reshape) {
     only_attributes({"axis"});
     if (attr_int("axis", 1) != 1) fail("only Flatten with axis=1 is supported");
   }
-  if (v.dims.size() == 2) {
+  if (v.dims.size() == 2 || v.f == form::flat) {
     set_act(node_->output(0), std::move(v));
     return;
   }
@@ -1057,7 +1250,8 @@ void importer::on_flatten(bool reshape) {
 
 void importer::on_residual_add(const std::string& a, const std::string& b) {
   only_attributes({"in1_mul", "in1_add", "in1_shift", "in2_mul", "in2_add", "in2_shift", "out_mul",
-                   "out_add", "out_shift", "out_rq"});
+                   "out_add", "out_shift", "out_rq", "add_bits"});
+  (void)bits_attr("add_bits");
   value* v[2] = {nullptr, nullptr};
   rescale rs[2];
   const std::string names[2] = {a, b};
@@ -1168,7 +1362,7 @@ void importer::fold_constants() {
       c.v.push_back(a.v[static_cast<std::size_t>(i)]);
     }
     c.dims = idx.dims;
-  } else if (op == "Identity") {
+  } else if (op == "Identity" || op == "Dropout") {
   } else if (op == "Cast") {
     const i64 to = attr_int("to", 1);
     using TP = ::onnx::TensorProto;
@@ -1270,21 +1464,37 @@ void importer::on_elementwise() {
     if (node_->input_size() < 1) fail("needs an input");
     xin = in_(0);
   }
-  if (op == "Cast")
+  if (op == "Cast") {
     only_attributes({"to", "saturate"});
-  else if (op == "Clip")
-    only_attributes({"min", "max"});
-  else
+  } else if (op == "Clip") {
+    only_attributes({"min", "max", "out_bits"});
+    if (const auto b = bits_attr("out_bits")) {
+      const auto [lo, hi] = clip_bounds();
+      const double u = std::ldexp(1.0, *b) - 1, sh = std::ldexp(1.0, *b - 1);
+      if (!((lo >= 0 && hi <= u) || (lo >= -sh && hi <= sh - 1)))
+        fail("Clip bounds [" + number(lo) + ", " + number(hi) + "] do not fit out_bits " +
+             std::to_string(*b));
+    }
+  } else if (op == "Mul") {
+    only_attributes({"broadcast", "axis", "mult_bits"});
+    if (const auto b = bits_attr("mult_bits")) check_signed_bits("mult_bits", *b, c->v, "factor");
+  } else if (op == "Add") {
+    only_attributes({"broadcast", "axis", "add_bits"});
+    if (const auto b = bits_attr("add_bits")) check_signed_bits("add_bits", *b, c->v, "addend");
+  } else {
     only_attributes({"broadcast", "axis"});
+  }
   value& x = act_of(xin);
   // Does the result feed a residual Add? Then this is an input rescale, not part of a layer.
   auto feeds_residual_add = [&] {
-    const auto it = consumer_nodes_.find(node_->output(0));
-    if (it == consumer_nodes_.end() || it->second.size() != 1) return false;
-    const auto& n = model_.graph().node(it->second[0]);
+    const auto next = consumer_through_noops(node_->output(0), x.dims);
+    if (!next) return false;
+    const auto& n = model_.graph().node(*next);
     if (n.op_type() != "Add" || n.input_size() != 2) return false;
-    return !is_const(n.input(0)) && !is_const(n.input(1)) && !n.input(0).empty() &&
-           !n.input(1).empty();
+    // The Add's other operand may come from a node later in the graph: judged by what
+    // produces it, not by what has been walked so far.
+    return !static_const_.contains(n.input(0)) && !static_const_.contains(n.input(1)) &&
+           !n.input(0).empty() && !n.input(1).empty();
   };
   if (x.f == form::chain) {
     const bool extend =
@@ -1319,9 +1529,7 @@ void importer::on_elementwise() {
     // On a finished output: a no-op only if it cannot change u8 values.
     value v = plain(xin);
     if (op == "Clip") {
-      double lo = attr_float("min").value_or(-1e300), hi = attr_float("max").value_or(1e300);
-      if (node_->input_size() > 1 && !in_(1).empty()) lo = const_of(in_(1)).v.at(0);
-      if (node_->input_size() > 2 && !in_(2).empty()) hi = const_of(in_(2)).v.at(0);
+      const auto [lo, hi] = clip_bounds();
       if (lo > 0 || hi < 255) fail("a Clip on a finished layer output that is not a no-op");
     }
     set_act(node_->output(0), std::move(v));
@@ -1426,6 +1634,14 @@ imported_network importer::run() {
                   : dims.size() == 3 ? static_cast<int>(dims[2])
                                      : 1;
     layer l = input(h, w, c).named("input");
+    if (opt_.input_range) {
+      const value_range r = *opt_.input_range;
+      if (!(r.lo <= r.hi) || !r.fits_8bit())
+        throw import_error("input '" + in.name() + "'", "",
+                           "the declared input range " + std::to_string(r.lo) + ".." +
+                               std::to_string(r.hi) + " does not fit an 8-bit container");
+      l = l.range(r.lo, r.hi);
+    }
     net_.layers.push_back(l);
     net_.data.emplace_back();
     net_.golden.push_back(-1);
@@ -1444,6 +1660,16 @@ imported_network importer::run() {
   for (const auto& o : g.output()) {
     ++consumers_[o.name()];
     graph_outputs_.push_back(o.name());
+  }
+  for (const auto& t : g.initializer()) static_const_.insert(t.name());
+  for (const auto& n : g.node()) {
+    bool all = n.op_type() == "Constant" || n.op_type() == "Shape";
+    if (!all && n.input_size() > 0) {
+      all = true;
+      for (const auto& x : n.input()) all = all && (x.empty() || static_const_.contains(x));
+    }
+    if (all)
+      for (const auto& o : n.output()) static_const_.insert(o);
   }
   // Walk.
   for (int i = 0; i < g.node_size(); ++i) {
@@ -1491,8 +1717,7 @@ imported_network importer::run() {
     } else if (op == "Shape") {
       fold_constants();
     } else if (op == "Identity" || op == "Dropout") {
-      value v = act_of(in_(0));
-      set_act(node_->output(0), std::move(v));
+      on_passthrough();
     } else if (op == "Gather") {
       on_terminal(epilogue_kind::gather);
     } else if (op == "Unsqueeze" || op == "Squeeze") {
@@ -1532,10 +1757,11 @@ imported_network importer::run() {
   if (net_.layers.size() < 2) throw import_error("(graph)", "", "the graph has no layer");
   // Shape inference by ctile, as a cross-check of the importer's own bookkeeping.
   const diagnostic d = infer(net_.layers);
-  if (!d.ok())
-    throw import_error(
-        net_.nodes[static_cast<std::size_t>(d.layer)], "",
-        "ctile rejects the layer (problem " + std::to_string(static_cast<int>(d.what)) + ")");
+  if (!d.ok()) {
+    const auto li = static_cast<std::size_t>(d.layer >= 0 ? d.layer : 0);
+    throw import_error(net_.nodes[li], "",
+                       "ctile rejects the layer: " + problem_text(d, net_.layers[li]));
+  }
   for (std::size_t i = 0; i < net_.layers.size(); ++i) {
     node_ = nullptr;
     const std::vector<i64> dv = dims_[i];
@@ -1553,6 +1779,61 @@ imported_network importer::run() {
 }
 
 }  // namespace
+
+std::optional<value_range> read_export_config(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw std::runtime_error("cannot open the export configuration '" + path + "'");
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  const std::string t = ss.str();
+  // The value after "key": in a flat JSON object (DORY's config files are flat).
+  const auto value_of = [&](const std::string& key) -> std::optional<std::string> {
+    const auto k = t.find("\"" + key + "\"");
+    if (k == std::string::npos) return std::nullopt;
+    auto c = t.find(':', k + key.size() + 2);
+    if (c == std::string::npos) return std::nullopt;
+    ++c;
+    while (c < t.size() && (t[c] == ' ' || t[c] == '\t' || t[c] == '\n' || t[c] == '\r')) ++c;
+    auto e = c;
+    while (e < t.size() && t[e] != ',' && t[e] != '}' && t[e] != '\n') ++e;
+    std::string v = t.substr(c, e - c);
+    while (!v.empty() && (v.back() == ' ' || v.back() == '\r' || v.back() == '\t')) v.pop_back();
+    return v;
+  };
+  const auto bits = value_of("input_bits");
+  if (!bits) return std::nullopt;
+  int b = 0;
+  try {
+    std::size_t used = 0;
+    b = std::stoi(*bits, &used);
+    if (used != bits->size()) b = 0;
+  } catch (const std::exception&) {
+    b = 0;
+  }
+  if (b < 1 || b > 8)
+    throw std::runtime_error(path + ": input_bits " + *bits + " is not a width of 1..8 bits");
+  const auto sg = value_of("input_signed");
+  const bool is_signed = sg && *sg == "true";
+  if (sg && *sg != "true" && *sg != "false")
+    throw std::runtime_error(path + ": input_signed " + *sg + " is neither true nor false");
+  if (is_signed && b < 2) throw std::runtime_error(path + ": a signed input needs 2 bits or more");
+  return is_signed ? signed_range(b) : unsigned_range(b);
+}
+
+std::string find_export_config(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::string found;
+  int n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string f = e.path().filename().string();
+    if (f.rfind("config", 0) == 0 && f.size() > 5 && f.substr(f.size() - 5) == ".json") {
+      found = e.path().string();
+      ++n;
+    }
+  }
+  return n == 1 ? found : std::string{};
+}
 
 imported_network import_onnx_bytes(std::string_view bytes, const import_options& options) {
   if (bytes.size() > options.max_file_bytes)

@@ -16,13 +16,17 @@ namespace {
 int usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s MODEL.onnx [-o OUT.hpp] [--name NAME] [--namespace NS]\n"
-               "          [--l3[=SECTION]] [--drop-epilogue] [--summary]\n"
+               "          [--l3[=SECTION]] [--drop-epilogue] [--summary] [--saturate]\n"
+               "          [--config CONFIG.json]\n"
                "          [--test-data DIR --test-data-out DATA.hpp]\n"
                "  -o OUT.hpp       write the header there (default: standard output)\n"
                "  --name NAME      the network type's name (default: from the file name)\n"
                "  --namespace NS   wrap the declarations in namespace NS\n"
                "  --l3[=SECTION]   place weights for L3 (default section .l3.weights)\n"
                "  --drop-epilogue  drop terminal Sigmoid/Softmax/LogSoftmax (reported)\n"
+               "  --saturate       clip unclipped sums to their 8-bit container (DORY's way)\n"
+               "  --config FILE    the export's config JSON (input_bits, input_signed); default:\n"
+               "                   the one config*.json beside the model\n"
                "  --summary        print the layers to standard error\n"
                "  --test-data DIR  also write DIR's input.txt and out_layerK.txt as arrays\n"
                "  --test-data-out DATA.hpp\n"
@@ -64,11 +68,18 @@ int main(int argc, char** argv) {
   header_options h;
   import_options io;
   bool summary = false, named = false;
+  std::string config;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-    if (a == "-o" || a == "--name" || a == "--namespace" || a == "--test-data" ||
-        a == "--test-data-out") {
+    if (a == "--config") {
+      const char* v = next();
+      if (v == nullptr) return usage(argv[0]);
+      config = v;
+    } else if (a == "--saturate") {
+      io.saturate = true;
+    } else if (a == "-o" || a == "--name" || a == "--namespace" || a == "--test-data" ||
+               a == "--test-data-out") {
       const char* v = next();
       if (v == nullptr) return usage(argv[0]);
       if (a == "-o") out = v;
@@ -106,6 +117,12 @@ int main(int argc, char** argv) {
   if (!named) h.name = identifier_from(model);
   h.source = std::filesystem::path(model).filename().string();
   try {
+    // The input's range: --config FILE, or the one config*.json beside the model.
+    if (config.empty()) {
+      const std::string dir = std::filesystem::path(model).parent_path().string();
+      config = find_export_config(dir.empty() ? "." : dir);
+    }
+    if (!config.empty()) io.input_range = read_export_config(config);
     const imported_network net = import_onnx(model, io);
     const std::string text = generate_header(net, h);
     // Both texts are complete before either file is written.

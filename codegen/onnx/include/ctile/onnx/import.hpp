@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -44,7 +45,21 @@ struct import_options {
   bool keep_epilogue = true;
   /// Files larger than this are refused.
   std::size_t max_file_bytes = std::size_t{1} << 30;
+  /// The network input's range when it is not 0..255 (a signed or sub-byte input: from the
+  /// export's configuration, see read_export_config).
+  std::optional<value_range> input_range;
+  /// Residual adds and average pools the graph leaves unclipped are carried with the range
+  /// their inputs prove (false), or saturated to their 8-bit container as DORY does (true).
+  bool saturate = false;
 };
+
+/// The input range an export's configuration JSON declares (`"input_bits": B` with
+/// `"input_signed": true|false`, as DORY's config files), or nullopt if it declares none.
+/// Throws std::runtime_error naming the file when it cannot be read or the values are bad.
+std::optional<value_range> read_export_config(const std::string& path);
+
+/// The one `config*.json` in `dir`, if there is exactly one; an empty string otherwise.
+std::string find_export_config(const std::string& dir);
 
 /// One host-side step after the last layer (not run by the network itself).
 enum class epilogue_kind : std::uint8_t { gather, sigmoid, softmax, log_softmax };
