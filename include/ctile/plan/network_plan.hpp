@@ -836,9 +836,10 @@ constexpr network_summary finish_network(std::span<const layer> ls, const platfo
 ///   weights without L3, outputs read later that cannot go to L3);
 /// - L3: the weights placed there, then the outputs whose whole buffer cannot fit L2 at their
 ///   step, in the planner's order (weights first, then outputs by layer), up to the layer.
-/// The greedy planner (finish_network) never fits a network these bounds reject. `joint`:
-/// bounds for imported joint L3 decisions instead, which may also stream the network input
-/// and keep any weights in L2 (so L3 holds no weights for sure).
+/// The greedy planner (finish_network) never fits a network these bounds reject. `joint`: the
+/// plan imports a joint solve's L3 decisions, which place inputs, outputs and weights in ways
+/// the greedy cascade does not (and are re-checked in full by finish_network_imported, which
+/// names the layer), so only the L1 bound applies.
 /// Returns problem::none when every layer passes; else the fault, the layer, its least bytes
 /// and the budget.
 constexpr network_summary lower_bounds(std::span<const layer> ls, const platform& p,
@@ -870,7 +871,7 @@ constexpr network_summary lower_bounds(std::span<const layer> ls, const platform
   const std::int64_t budget = p.l2_budget();
   // Whether a layer's output can go to L3 (by row stripes): what the cascade allows.
   auto streams_out = [&](const layer& l) {
-    return l3 && l.kind != op::linear && (joint || l.kind != op::input);
+    return l3 && l.kind != op::linear && l.kind != op::input;
   };
   std::int64_t all_weights = 0;
   for (const auto& l : ls) all_weights += align4l(plan_detail::weight_bytes(l));
@@ -892,6 +893,7 @@ constexpr network_summary lower_bounds(std::span<const layer> ls, const platform
     const std::int64_t l1 =
         scratch_per_core(P) ? min_l1_need(on_fewer_cores(P, 1)) : min_l1_need(P);
     if (l1 > P.l1_budget) return fail(plan_fault::l1, i, l1, P.l1_budget);
+    if (joint) continue;
     // L2: the inputs, streamed when their producer can write L3.
     int in_l3 = 0;
     for (int k = 0; k < l.inputs(); ++k)
