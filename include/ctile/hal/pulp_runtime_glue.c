@@ -16,22 +16,34 @@ int ctile_prt_dma_memcpy_2d(uint32_t ext, uint32_t loc, uint32_t size, uint32_t 
                            (unsigned short)length, ext2loc);
 }
 
-void ctile_prt_dma_wait(uint32_t counter) { plp_dma_wait(counter); }
+void ctile_prt_dma_wait(uint32_t counter) {
+  plp_dma_wait(counter);
+}
 
-uint32_t ctile_prt_core_id(void) { return hal_core_id(); }
+uint32_t ctile_prt_core_id(void) {
+  return hal_core_id();
+}
 
-int ctile_prt_cluster_cores(void) { return get_core_num(); }
+int ctile_prt_cluster_cores(void) {
+  return get_core_num();
+}
 
-void ctile_prt_team_barrier_setup(uint32_t mask) { eu_bar_setup(eu_bar_addr(1), mask); }
+void ctile_prt_team_barrier_setup(uint32_t mask) {
+  eu_bar_setup(eu_bar_addr(1), mask);
+}
 
-void ctile_prt_team_barrier(void) { eu_bar_trig_wait_clr(eu_bar_addr(1)); }
+void ctile_prt_team_barrier(void) {
+  eu_bar_trig_wait_clr(eu_bar_addr(1));
+}
 
 void ctile_prt_perf_start(void) {
   perf_start();
   perf_reset();
 }
 
-uint32_t ctile_prt_cycles(void) { return cpu_perf_get(CSR_PCER_CYCLES); }
+uint32_t ctile_prt_cycles(void) {
+  return cpu_perf_get(CSR_PCER_CYCLES);
+}
 
 int ctile_prt_cluster_run(int (*entry)(void)) {
   if (hal_is_fc()) {

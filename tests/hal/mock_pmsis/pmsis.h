@@ -13,7 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pmsis/pmsis_types.h"
+#include "pmsis/pmsis_types.h"  // first: the types the others use
+
 #include "pmsis/cluster/cluster_team/cl_team.h"
 #include "pmsis/cluster/dma/cl_dma.h"
 #include "pmsis/implem/implem.h"

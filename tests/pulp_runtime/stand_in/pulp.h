@@ -20,8 +20,8 @@ extern "C" {
 #define PLP_DMA_EXT2LOC 1
 typedef unsigned int mchan_ext_t;
 int plp_dma_memcpy(mchan_ext_t ext, unsigned int loc, unsigned short size, int ext2loc);
-int plp_dma_memcpy_2d(mchan_ext_t ext, unsigned int loc, unsigned short size,
-                      unsigned short stride, unsigned short length, int ext2loc);
+int plp_dma_memcpy_2d(mchan_ext_t ext, unsigned int loc, unsigned short size, unsigned short stride,
+                      unsigned short length, int ext2loc);
 void plp_dma_wait(unsigned int counter);
 
 /* include/hal/riscv/riscv_v5.h, include/pulp.h */

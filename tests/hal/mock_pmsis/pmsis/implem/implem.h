@@ -64,8 +64,7 @@ static inline void __cl_dma_memcpy(unsigned int ext, unsigned int loc, unsigned 
     copy->length = 0;
   } else {
     copy->length = 1u << 15;
-    ctile_mock_dma_software_path(ext, loc, size, 1u << 15, 1u << 15,
-                                 dir == PI_CL_DMA_DIR_EXT2LOC);
+    ctile_mock_dma_software_path(ext, loc, size, 1u << 15, 1u << 15, dir == PI_CL_DMA_DIR_EXT2LOC);
   }
 }
 
