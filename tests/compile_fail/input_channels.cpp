@@ -13,10 +13,10 @@ using bad = network<input(32, 32, 3), conv2d(32, 3).same().named("conv1"),
 using exec = executor<bad, gap8>;
 constexpr bad::params data{};
 static_assert(verify_params<bad, data>());
-void use(std::uint8_t* l2, std::uint8_t* l3) {
-  const auto q = exec::prepare(data);
-  exec::stage(data, l2, l3);
-  (void)q;
+ctile::run_status use(std::span<std::uint8_t> l2, std::span<std::uint8_t> l3) {
+  exec::quant_plans q{};
+  if (auto s = exec::prepare(data, q); !s.ok()) return s;
+  return exec::stage(data, l2, l3);
 }
 int main() {
   return exec::required_l2_bytes + exec::required_l1_bytes;
