@@ -32,15 +32,16 @@ inline window window_of(const tile_args& a, int oy, int ox) {
 }  // namespace detail
 
 /// Max pool: this core's part of the tile.
-inline void maxpool_hwc(const tile_args& a, int core) {
-  const box b = work_of(kernel_kind::maxpool, a, core);
-  if (b.empty()) return;
+namespace detail {
+/// Max pool over box `b` (Signed: the input's bytes are int8).
+template <bool Signed>
+inline void maxpool_box(const tile_args& a, const box& b) {
   auto* out = static_cast<std::uint8_t*>(a.out);
   const int c = a.c_in;
   // Signed bytes: flipping each byte's top bit maps -128..127 onto 0..255 in order, so the
   // unsigned byte-wise max of the flipped words is the flipped signed max.
-  const std::uint32_t flip = a.in_signed ? 0x80808080u : 0u;
-  const std::uint32_t flip1 = flip & 0xFFu;
+  constexpr std::uint32_t flip = Signed ? 0x80808080u : 0u;
+  constexpr std::uint32_t flip1 = flip & 0xFFu;
   for (int oy = b.y0; oy < b.y1; ++oy)
     for (int ox = b.x0; ox < b.x1; ++ox) {
       const detail::window w = detail::window_of(a, oy, ox);
@@ -65,6 +66,16 @@ inline void maxpool_hwc(const tile_args& a, int core) {
       }
     }
 }
+}  // namespace detail
+
+inline void maxpool_hwc(const tile_args& a, int core) {
+  const box b = work_of(kernel_kind::maxpool, a, core);
+  if (b.empty()) return;
+  if (a.in_signed)
+    detail::maxpool_box<true>(a, b);
+  else
+    detail::maxpool_box<false>(a, b);
+}
 /// The same for core `a.core`.
 inline void maxpool_hwc(const tile_args& a) {
   maxpool_hwc(a, a.core);
@@ -72,9 +83,11 @@ inline void maxpool_hwc(const tile_args& a) {
 
 /// Average pool: floor(sum * m / d) clipped, exactly (the plan from plan_for / plan_requant
 /// over [0, 255 * kh * kw]).
-inline void avgpool_hwc(const tile_args& a, int core) {
-  const box b = work_of(kernel_kind::avgpool, a, core);
-  if (b.empty()) return;
+namespace detail {
+/// Average pool over box `b`. Plain: unsigned input and an unsigned clip (the common case,
+/// whose requantization has no signed clamp or offsets).
+template <bool Plain>
+inline void avgpool_box(const tile_args& a, const box& b) {
   auto* out = static_cast<std::uint8_t*>(a.out);
   const int c = a.c_in;
   for (int oy = b.y0; oy < b.y1; ++oy)
@@ -85,14 +98,24 @@ inline void avgpool_hwc(const tile_args& a, int core) {
         std::int32_t s = 0;
         for (int y = w.y0; y < w.y1; ++y) {
           const std::uint8_t* p = a.in + (static_cast<long>(y) * a.w_in + w.x0) * c + ch;
-          if (a.in_signed)
+          if (!Plain && a.in_signed)
             for (int x = w.x0; x < w.x1; ++x, p += c) s += static_cast<std::int8_t>(*p);
           else
             for (int x = w.x0; x < w.x1; ++x, p += c) s += *p;
         }
-        o[ch] = static_cast<std::uint8_t>(requantize(a.quant, s));
+        o[ch] = static_cast<std::uint8_t>(requantize<!Plain>(a.quant, s));
       }
     }
+}
+}  // namespace detail
+
+inline void avgpool_hwc(const tile_args& a, int core) {
+  const box b = work_of(kernel_kind::avgpool, a, core);
+  if (b.empty()) return;
+  if (!a.in_signed && !signed_clip(a.quant))
+    detail::avgpool_box<true>(a, b);
+  else
+    detail::avgpool_box<false>(a, b);
 }
 /// The same for core `a.core`.
 inline void avgpool_hwc(const tile_args& a) {

@@ -159,29 +159,39 @@ constexpr requant_plan raw_output() {
   return requant_plan{};
 }
 
-/// The requantized output of an int32 t (kernels call this per output value).
+/// Whether a plan clips to a signed range (its t_lo, off and y_off are in use).
+constexpr bool signed_clip(const requant_plan& p) {
+  return p.t_lo != 0 || p.off != 0 || p.y_off != 0;
+}
+
+/// The requantized output of an int32 t (kernels call this per output value). `Signed`
+/// false: the caller knows the plan's clip is unsigned (!signed_clip(p)), so the signed
+/// clamp and offsets fold away.
+template <bool Signed = true>
 inline std::int32_t requantize(const requant_plan& p, std::int32_t t) {
+  const std::int32_t t_lo = Signed ? p.t_lo : 0, off = Signed ? p.off : 0;
+  const std::int32_t y_off = Signed ? p.y_off : 0;
   switch (p.mode) {
     case requant_mode::raw:
       return t;
     case requant_mode::shift32: {
-      const std::int32_t c = (t < p.t_lo ? p.t_lo : (t > p.t_hi ? p.t_hi : t)) + p.off;
+      const std::int32_t c = (t < t_lo ? t_lo : (t > p.t_hi ? p.t_hi : t)) + off;
       const std::uint32_t y = (static_cast<std::uint32_t>(c) * p.mul) >> p.shift;
-      const auto v = static_cast<std::int32_t>(y) - p.y_off;
+      const auto v = static_cast<std::int32_t>(y) - y_off;
       return v < p.lo ? p.lo : (v > p.hi ? p.hi : v);
     }
     case requant_mode::mulhi: {
-      const std::int32_t c = (t < p.t_lo ? p.t_lo : (t > p.t_hi ? p.t_hi : t)) + p.off;
+      const std::int32_t c = (t < t_lo ? t_lo : (t > p.t_hi ? p.t_hi : t)) + off;
       const auto hi32 =
           static_cast<std::uint32_t>((std::uint64_t{static_cast<std::uint32_t>(c)} * p.mul) >> 32);
-      const auto v = static_cast<std::int32_t>(hi32 >> (p.shift - 32)) - p.y_off;
+      const auto v = static_cast<std::int32_t>(hi32 >> (p.shift - 32)) - y_off;
       return v < p.lo ? p.lo : (v > p.hi ? p.hi : v);
     }
     case requant_mode::mul64: {
-      const std::int32_t c = (t < p.t_lo ? p.t_lo : (t > p.t_hi ? p.t_hi : t)) + p.off;
+      const std::int32_t c = (t < t_lo ? t_lo : (t > p.t_hi ? p.t_hi : t)) + off;
       const auto v = static_cast<std::int32_t>(
                          (std::uint64_t{static_cast<std::uint32_t>(c)} * p.mul) >> p.shift) -
-                     p.y_off;
+                     y_off;
       return v < p.lo ? p.lo : (v > p.hi ? p.hi : v);
     }
     case requant_mode::divide:
