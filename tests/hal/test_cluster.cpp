@@ -7,6 +7,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -134,6 +135,47 @@ TEST(HostCluster, ExceptionsReachTheCaller) {
                         }),
                  std::runtime_error);
   }
+}
+
+// Each core keeps its thread from fork to fork (a fork starts no thread): a thread-local count
+// of the forks a core ran grows across forks, teams of different sizes included; the cores of
+// one fork are distinct threads, none of them the caller's.
+TEST(HostCluster, CoresKeepTheirThreadsAcrossForks) {
+  for (auto mode : {cluster_mode::deterministic, cluster_mode::threads}) {
+    host_cluster c(4, mode);
+    std::array<int, 4> ran{}, count{};
+    std::array<std::thread::id, 4> ids{};
+    for (int team : {4, 2, 4, 1, 4}) {
+      c.fork(team, [&](int id) {
+        thread_local int forks_on_this_thread = 0;
+        const auto k = static_cast<std::size_t>(id);
+        count[k] = ++forks_on_this_thread;
+        ids[k] = std::this_thread::get_id();
+        c.barrier();
+      });
+      for (std::size_t k = 0; k < 4; ++k) {
+        if (static_cast<int>(k) < team) ++ran[k];
+        EXPECT_EQ(count[k], ran[k]) << "core " << k << " after a fork of " << team;
+      }
+    }
+    for (std::size_t i = 0; i < 4; ++i) {
+      EXPECT_NE(ids[i], std::this_thread::get_id());
+      for (std::size_t j = i + 1; j < 4; ++j) EXPECT_NE(ids[i], ids[j]);
+    }
+  }
+}
+
+TEST(HostCluster, AForkInsideAForkIsRefused) {
+  host_cluster c(2);
+  EXPECT_THROW(c.fork(0,
+                      [&](int id) {
+                        if (id == 0) c.fork(0, [](int) {});
+                      }),
+               std::logic_error);
+  // The cluster still works after the refusal.
+  std::atomic<int> runs{0};
+  c.fork(0, [&](int) { ++runs; });
+  EXPECT_EQ(runs.load(), 2);
 }
 
 TEST(BaremetalCluster, OneCoreRunsTheBody) {

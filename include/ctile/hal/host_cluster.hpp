@@ -1,4 +1,6 @@
-// cluster on the host: each core of a team is a std::thread.
+// cluster on the host: each core is a std::thread, started at the first fork and kept for the
+// cluster's lifetime. A fork wakes the threads it needs, one semaphore per core: it starts
+// none, and in the deterministic mode only the core whose turn it is is woken.
 //
 //   deterministic (default): one core runs at a time, in a fixed order. Core 0 runs until it
 //     reaches a barrier or returns, then core 1, ... ; when every core of the team waits at
@@ -9,15 +11,18 @@
 //
 // A core that returns while others wait at a barrier would hang GAP-8; here the waiting cores
 // are released and error() describes the mismatch. An exception escaping a body is rethrown by
-// fork() once every core has stopped.
+// fork() once every core has stopped. A body may not fork again (std::logic_error).
 #pragma once
 
+#include <atomic>
 #include <barrier>
-#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <semaphore>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>
@@ -33,18 +38,41 @@ class host_cluster {
  public:
   explicit host_cluster(int cores = 8, cluster_mode mode = cluster_mode::deterministic)
       : cores_(cores < 1 ? 1 : cores), mode_(mode) {}
+  host_cluster(const host_cluster&) = delete;
+  host_cluster& operator=(const host_cluster&) = delete;
+  ~host_cluster() {
+    stop_ = true;
+    for (std::size_t i = 0; i < workers_.size(); ++i) gates_[i].release();
+    for (auto& t : workers_) t.join();
+  }
 
   /// Runs body(core_id) on cores 0..n-1 (n == 0: all cores; n is capped at cores()).
   template <class F>
   void fork(int n, F&& body) {
+    if (current() != nullptr) throw std::logic_error("host_cluster: fork inside a fork");
     const int team = n <= 0 || n > cores_ ? cores_ : n;
     std::function<void(int)> fn = std::ref(body);
     error_.clear();
+    team_ = team;
+    job_ = &fn;
+    start_workers();
     if (mode_ == cluster_mode::threads) {
-      run_threads(team, fn);
+      std::barrier<> bar(team);
+      threads_barrier_ = &bar;
+      barrier_calls_.assign(static_cast<std::size_t>(team), 0);
+      pending_ = team;
+      for (int i = 0; i < team; ++i) gates_[i].release();
+      done_.acquire();
+      threads_barrier_ = nullptr;
+      check_barrier_calls(team);
     } else {
-      run_deterministic(team, fn);
+      states_.assign(static_cast<std::size_t>(team), state::ready);
+      phase_ = 0;
+      turn_ = 0;
+      gates_[0].release();
+      done_.acquire();
     }
+    job_ = nullptr;
     if (first_exception_) std::rethrow_exception(std::exchange(first_exception_, nullptr));
   }
   template <class F>
@@ -58,7 +86,13 @@ class host_cluster {
       ++barrier_calls_[static_cast<std::size_t>(id_)];
       threads_barrier_->arrive_and_wait();
     } else {
-      deterministic_barrier();
+      const int me = id_;
+      {
+        std::lock_guard lock(m_);
+        states_[static_cast<std::size_t>(me)] = state::at_barrier;
+        pass_turn(me);
+      }
+      gates_[me].acquire();
     }
   }
 
@@ -72,6 +106,9 @@ class host_cluster {
 
  private:
   enum class state : std::uint8_t { ready, at_barrier, done };
+  struct gate : std::binary_semaphore {
+    gate() : std::binary_semaphore(0) {}
+  };
 
   static const host_cluster*& current_slot() {
     thread_local const host_cluster* c = nullptr;
@@ -81,33 +118,38 @@ class host_cluster {
     return current_slot() == this ? this : nullptr;
   }
 
-  void enter(int id) {
-    current_slot() = this;
-    id_ = id;
+  void start_workers() {
+    if (!workers_.empty()) return;
+    gates_ = std::make_unique<gate[]>(static_cast<std::size_t>(cores_));
+    workers_.reserve(static_cast<std::size_t>(cores_));
+    for (int i = 0; i < cores_; ++i) workers_.emplace_back([this, i] { worker(i); });
   }
 
-  void run_threads(int team, const std::function<void(int)>& fn) {
-    team_ = team;
-    barrier_calls_.assign(static_cast<std::size_t>(team), 0);
-    std::barrier<> bar(team);
-    threads_barrier_ = &bar;
-    std::mutex err_m;
-    std::vector<std::thread> ts;
-    ts.reserve(static_cast<std::size_t>(team));
-    for (int i = 0; i < team; ++i) {
-      ts.emplace_back([&, i] {
-        enter(i);
-        try {
-          fn(i);
-        } catch (...) {
-          std::lock_guard lock(err_m);
-          if (!first_exception_) first_exception_ = std::current_exception();
-        }
-        bar.arrive_and_drop();
-      });
+  // Core i's thread: waits at its gate, runs its share of the current fork, and reports back.
+  void worker(int i) {
+    current_slot() = this;
+    id_ = i;
+    for (;;) {
+      gates_[i].acquire();
+      if (stop_) return;
+      try {
+        (*job_)(i);
+      } catch (...) {
+        std::lock_guard lock(m_);
+        if (!first_exception_) first_exception_ = std::current_exception();
+      }
+      if (mode_ == cluster_mode::threads) {
+        threads_barrier_->arrive_and_drop();
+        if (pending_.fetch_sub(1) == 1) done_.release();
+      } else {
+        std::lock_guard lock(m_);
+        states_[static_cast<std::size_t>(i)] = state::done;
+        pass_turn(i);
+      }
     }
-    for (auto& t : ts) t.join();
-    threads_barrier_ = nullptr;
+  }
+
+  void check_barrier_calls(int team) {
     for (int c = 1; c < team; ++c) {
       if (barrier_calls_[static_cast<std::size_t>(c)] != barrier_calls_[0]) {
         error_ += "core " + std::to_string(c) + " reached " +
@@ -117,51 +159,15 @@ class host_cluster {
     }
   }
 
-  void run_deterministic(int team, const std::function<void(int)>& fn) {
-    team_ = team;
-    states_.assign(static_cast<std::size_t>(team), state::ready);
-    phase_ = 0;
-    turn_ = 0;
-    std::vector<std::thread> ts;
-    ts.reserve(static_cast<std::size_t>(team));
-    for (int i = 0; i < team; ++i) {
-      ts.emplace_back([&, i] {
-        enter(i);
-        {
-          std::unique_lock lock(m_);
-          cv_.wait(lock, [&] { return turn_ == i; });
-        }
-        try {
-          fn(i);
-        } catch (...) {
-          std::lock_guard lock(m_);
-          if (!first_exception_) first_exception_ = std::current_exception();
-        }
-        std::lock_guard lock(m_);
-        states_[static_cast<std::size_t>(i)] = state::done;
-        pass_turn(i);
-      });
-    }
-    for (auto& t : ts) t.join();
-  }
-
-  void deterministic_barrier() {
-    std::unique_lock lock(m_);
-    const int me = id_;
-    states_[static_cast<std::size_t>(me)] = state::at_barrier;
-    pass_turn(me);
-    cv_.wait(lock,
-             [&] { return turn_ == me && states_[static_cast<std::size_t>(me)] == state::ready; });
-  }
-
   // With m_ held: hands the turn to the next core that can run in this phase, or starts the
-  // next phase when every core waits at the barrier or is done.
+  // next phase when every core waits at the barrier or is done, or ends the fork when every
+  // core returned.
   void pass_turn(int from) {
     for (int k = 1; k <= team_; ++k) {
       const int c = (from + k) % team_;
       if (states_[static_cast<std::size_t>(c)] == state::ready) {
         turn_ = c;
-        cv_.notify_all();
+        gates_[c].release();
         return;
       }
     }
@@ -176,7 +182,7 @@ class host_cluster {
     }
     if (waiting == 0) {
       turn_ = -1;  // every core returned
-      cv_.notify_all();
+      done_.release();
       return;
     }
     if (!done.empty()) {
@@ -191,7 +197,7 @@ class host_cluster {
         if (turn_ < 0) turn_ = c;
       }
     }
-    cv_.notify_all();
+    gates_[turn_].release();
   }
 
   int cores_;
@@ -201,12 +207,18 @@ class host_cluster {
   std::vector<int> barrier_calls_;
   std::barrier<>* threads_barrier_ = nullptr;
   std::mutex m_;
-  std::condition_variable cv_;
   std::vector<state> states_;
   int phase_ = 0;
   int turn_ = -1;
   std::string error_;
   std::exception_ptr first_exception_;
+  // The cores' threads, the gate each waits at, and the fork they run.
+  std::vector<std::thread> workers_;
+  std::unique_ptr<gate[]> gates_;
+  std::binary_semaphore done_{0};
+  std::atomic<int> pending_{0};
+  const std::function<void(int)>* job_ = nullptr;
+  bool stop_ = false;
 };
 
 static_assert(cluster<host_cluster>);
