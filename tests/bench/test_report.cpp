@@ -28,7 +28,8 @@ void check_split(const platform& p) {
     EXPECT_GT(t.compute, 0) << "layer " << i;
     EXPECT_GE(t.dma_stall, 0) << "layer " << i;
     EXPECT_GE(t.l3_stall, 0) << "layer " << i;
-    EXPECT_EQ(t.overhead, lp.tiles() * cost::per_tile) << "layer " << i;
+    EXPECT_EQ(t.overhead, lp.tiles() * cost::loop_tile_cycles(p, Net::layers[i].kind))
+        << "layer " << i;
     EXPECT_EQ(t.total(), lp.cycles) << "layer " << i;
     // A single-tile plan's compute is the slowest core on the whole layer.
     if (lp.tiles() == 1) {

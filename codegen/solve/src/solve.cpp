@@ -111,6 +111,9 @@ tiling_problem read_tiling(const json& j, const std::string& at) {
   t.dma_limit = get(j, "dma_limit", at);
   t.dma_line_max = get(j, "dma_line_max", at);
   t.conv_scratch = get(j, "conv_scratch", at);
+  t.tile_overhead = j.at("tile_overhead", at).as_int(at + ".tile_overhead");
+  if (t.tile_overhead < 0 || t.tile_overhead > (1 << 24))
+    throw problem_error(at + ".tile_overhead: expected 0 to 2^24 cycles");
   const auto& terms = j.at("terms", at).as_array(at + ".terms");
   if (terms.size() != 12) throw problem_error(at + ".terms: expected 12 numbers");
   std::int64_t v[12];
