@@ -4,6 +4,7 @@ include/ctile/plan/cost_model.hpp) from tile_overhead_<network>.elf under the si
 PULP-cluster timing model, and prints the table the header's constants must equal.
 
 Usage: code_cost.py [--check HEADER] [--layers] ELF...
+       code_cost.py --self-test   (the simulator's caches on the model's hand-computed cases)
 
 Each ELF (bench/runtime, rv32imc) runs twice under tests/cross/cluster_timing.py with the
 placement of bench/README.md: (A) code and read-only data in L2, (B) the same with the
@@ -20,11 +21,14 @@ bracket each layer's loop nest also snapshot the model's counters, so per layer:
        (instructions, branch and load-use stalls, the DMA queue's peripheral accesses)
 
 Per loop kind (conv; depthwise; pool = maxpool, avgpool; linear) a least-squares line over the
-layers of that kind against their tile counts gives a per-layer and a per-tile figure of each
+layers of that kind that run the rolled nest (all of the kind's layers when fewer than two
+tile counts among them run rolled) against their tile counts gives a per-layer and a per-tile figure of each
 of reads and rest, and the per-tile figure of l0 x 16 (the per-tile path's bytes that miss the
 512 B private cache: re-fetched every tile); code_bytes is the median over the layers. A kind
 whose layers all have one tile count takes the per-tile figures of all layers pooled. The
-table printed is C++ of the form of the header's `loop_cost_<kind>` constants. --check HEADER
+unrolled nests (the layers the bench reports as unrolled, of any kind) get their own line of
+code bytes and cycles (all but the cold code and the fork) against the tile count:
+`loop_cost_unrolled`. The table printed is C++ of the form of the header's `loop_cost_<kind>` constants. --check HEADER
 compares them with the header's: each within 10% or 16 (bytes, reads or cycles), else FAIL.
 --layers also prints each layer's measured figures and what the header's constants model for
 it (cost::loop_overhead without the fork term, against the simulated cycles without the
@@ -47,6 +51,8 @@ FIELDS = ("code_bytes", "tile_path_bytes", "layer_l2_reads", "tile_l2_reads", "l
           "tile_cycles")
 LAYER = re.compile(r"^(\d+)\s+(\w+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+|-)\s+")
 FORK = re.compile(r"^an empty fork: (\d+) instructions, (\d+) cycles$")
+UNROLLED = re.compile(r"^unrolled layers \w+:((?: \d+)*)$")
+UNROLLED_FIELDS = ("run_bytes", "tile_bytes", "run_cycles", "tile_cycles")
 REGIONS = ["peripheral=ctile_dma_queue", "tcdm=ctile_l1_arena", "tcdm=ctile_code_probe",
            "tcdm=__bss_end:__stack"]
 L2 = "l2=0x80000000:0x80400000"
@@ -83,6 +89,11 @@ def simulate(path, regions):
     layers = [x for x in layers if x]
     fork = [FORK.match(ln) for ln in out]
     fork = [x for x in fork if x]
+    unrolled = [UNROLLED.match(ln) for ln in out]
+    unrolled = [x for x in unrolled if x]
+    if len(unrolled) != 1:
+        raise SystemExit(f"{path}: no 'unrolled layers' line")
+    unrolled = {int(v) for v in unrolled[0].group(1).split()}
     # Each layer is a start (1) followed by a stop (0); the start-up code's stores of 0 to
     # the probe (its initialisation) open no interval.
     deltas, start = [], None
@@ -94,12 +105,12 @@ def simulate(path, regions):
             start = None
     if not layers or len(deltas) != len(layers) or not fork:
         raise SystemExit(f"{path}: {len(layers)} layer lines, {len(deltas)} probe intervals")
-    return layers, deltas, int(fork[0].group(2))
+    return layers, deltas, int(fork[0].group(2)), unrolled
 
 
 def measure(path):
-    la, da, fork = simulate(path, REGIONS + [L2])
-    lb, _, _ = simulate(path, REGIONS + [RODATA_L1, L2])
+    la, da, fork, unrolled = simulate(path, REGIONS + [L2])
+    lb, _, _, _ = simulate(path, REGIONS + [RODATA_L1, L2])
     rows = []
     for a, d, b in zip(la, da, lb):
         tiles, cycles = int(a.group(3)), int(a.group(6))
@@ -110,7 +121,7 @@ def measure(path):
             "net": os.path.basename(path), "layer": int(a.group(1)), "kind": a.group(2),
             "tiles": tiles, "instr": int(a.group(5)), "cycles": cycles,
             "code_bytes": int(a.group(7)) if a.group(7) != "-" else 0, "l0": l0, "l2": l2,
-            "reads": reads, "fork": fork,
+            "reads": reads, "fork": fork, "unrolled": int(a.group(1)) in unrolled,
             "rest": cycles - ct.L2_REFILL * l2 - ct.L0_REFILL * l0 - ct.L2_DATA * reads -
             tiles * fork})
     return rows
@@ -135,6 +146,9 @@ def constants(rows):
         rs = [r for r in rows if KINDS[r["kind"]] == kind]
         if not rs:
             continue
+        rolled = [r for r in rs if not r["unrolled"]]
+        if len({r["tiles"] for r in rolled}) >= 2:
+            rs = rolled  # the rolled nest's terms, where its layers allow a fit
         tiles = [r["tiles"] for r in rs]
         c = {"code_bytes": statistics.median(r["code_bytes"] for r in rs)}
         for q, layer_name, tile_name in (("reads", "layer_l2_reads", "tile_l2_reads"),
@@ -151,7 +165,23 @@ def constants(rows):
             else:
                 c[layer_name], c[tile_name] = max(a, 0.0), b
         table[kind] = {k: int(round(v)) for k, v in c.items()}
+    # The unrolled nests: code bytes and cycles (all but the cold code and the fork) against
+    # the tile count, over the unrolled layers of every kind.
+    rs = [r for r in rows if r["unrolled"]]
+    if rs:
+        tiles = [r["tiles"] for r in rs]
+        fb = fit(tiles, [r["code_bytes"] for r in rs]) or (0.0, 0.0)
+        fc = fit(tiles, [r["cycles"] - ct.L2_REFILL * r["l2"] - r["tiles"] * r["fork"]
+                         for r in rs]) or (0.0, 0.0)
+        table["unrolled"] = {"run_bytes": int(round(fb[0])), "tile_bytes": int(round(fb[1])),
+                             "run_cycles": int(round(fc[0])), "tile_cycles": int(round(fc[1]))}
     return table
+
+
+def modeled_unrolled(u, tiles):
+    """cost::unrolled_overhead's formula without the fork (cold code, empty kernels)."""
+    return u["run_cycles"] + tiles * u["tile_cycles"] + \
+        (u["run_bytes"] + tiles * u["tile_bytes"]) // ct.LINE * ct.L2_REFILL
 
 
 def modeled(c, tiles):
@@ -168,13 +198,72 @@ def header_constants(path):
     got = {}
     for m in re.finditer(r"loop_cost_(\w+)\{([^}]*)\}", text):
         vals = [int(v) for v in re.findall(r"-?\d+", m.group(2))]
-        if len(vals) == len(FIELDS):
-            got[m.group(1)] = dict(zip(FIELDS, vals))
+        names = UNROLLED_FIELDS if m.group(1) == "unrolled" else FIELDS
+        if len(vals) == len(names):
+            got[m.group(1)] = dict(zip(names, vals))
     return got
+
+
+def self_test():
+    """The cost model's code-fetch terms (cost::loop_layer_cycles, cost::loop_tile_cycles) on
+    small cases computed by hand from the cluster figures (16-byte lines, +18 a line from L2,
+    +2 an L0 miss that hits the shared cache, +14 a data access to L2), against the cluster
+    timing model's caches (cluster_timing.Timing) fetching the same code: a layer's nest of
+    1,024 B (64 lines) whose per-tile path is its first 768 B (48 lines, more than the 512 B
+    L0), and a kernel of 3,584 B (224 lines) between tiles. tests/bench/test_report.cpp checks
+    the C++ functions on the same cases against the same hand-computed figures. Tolerance: 0
+    cycles for line-aligned code; a path starting 8 bytes into a line touches one line more
+    per pass (at most +2 cycles a tile, +18 cold)."""
+    bad = 0
+
+    def fetch_range(t, lo, n):
+        return sum(t.fetch(pc, 4) for pc in range(lo, lo + n, 4))
+
+    def check(name, got, want, tol=0):
+        nonlocal bad
+        ok = abs(got - want) <= tol
+        bad += not ok
+        print(f"{name}: simulated {got}, by hand {want} (tolerance {tol}) "
+              f"{'ok' if ok else 'FAIL'}")
+
+    nest, path, kernel_bytes = 0x1000, 768, 3584
+    # 1. A cold layer: every line of its 1,024 B from L2, 64 x 18.
+    t = ct.Timing([])
+    check("cold nest 1024 B", fetch_range(t, nest, 1024), 1024 // 16 * 18)
+    # 2. Tiles without a kernel: the 768 B path misses L0 on every pass (48 lines in 8 sets of
+    #    4 ways, LRU) and hits the shared cache: 48 x 2 a tile.
+    tiles = [fetch_range(t, nest, path) for _ in range(10)]
+    check("tile path 768 B, no kernel", max(tiles), 768 // 16 * 2)
+    check("tile path 768 B, no kernel (min)", min(tiles), 768 // 16 * 2)
+    # 3. With a 3,584 B kernel after each tile, placed so its 224 lines fill sets 0..31 of the
+    #    shared cache (64 sets by line) 4 deep and 32..63 3 deep: the path's lines in sets
+    #    0..31 (32 lines = 1024 + 3584 - 4096 B, what the model takes as evicted) come from
+    #    L2 each tile, the other 16 from the shared cache: 32 x 18 + 16 x 2 = 608.
+    kernel = 0x8000  # line 2048: set 0
+    t = ct.Timing([])
+    fetch_range(t, nest, 1024)
+    got = []
+    for _ in range(6):
+        fetch_range(t, kernel, kernel_bytes)
+        got.append(fetch_range(t, nest, path))
+    check("tile path after a 3584 B kernel", got[-1], 32 * 18 + 16 * 2)
+    # 4. The same path 8 bytes into a line: one line more per pass.
+    t = ct.Timing([])
+    fetch_range(t, nest + 8, 1024)
+    tiles = [fetch_range(t, nest + 8, path) for _ in range(4)]
+    check("unaligned tile path", tiles[-1], 768 // 16 * 2, tol=2)
+    # 5. Table reads: 10 loads from L2, none from L1.
+    t = ct.Timing([((0x1C000000, 0x1C080000), "l2"), ((0x10000000, 0x10040000), "tcdm")])
+    check("10 table reads in L2", sum(t.data(0x1C000100 + 4 * i) for i in range(10)), 10 * 14)
+    check("10 table reads in L1", sum(t.data(0x10000100 + 4 * i) for i in range(10)), 0)
+    print("code cost self-test FAIL" if bad else "code cost self-test ok")
+    return 1 if bad else 0
 
 
 def main():
     args = sys.argv[1:]
+    if "--self-test" in args:
+        return self_test()
     check = None
     if "--check" in args:
         i = args.index("--check")
@@ -190,16 +279,24 @@ def main():
           ", ".join(os.path.basename(a) for a in args))
     print("// {" + ", ".join(FIELDS) + "}")
     for kind, c in table.items():
-        print(f"inline constexpr loop_cost loop_cost_{kind}{{" +
-              ", ".join(str(c[f]) for f in FIELDS) + "};")
+        if kind == "unrolled":
+            print("// {" + ", ".join(UNROLLED_FIELDS) + "}")
+            print("inline constexpr unrolled_cost loop_cost_unrolled{" +
+                  ", ".join(str(c[f]) for f in UNROLLED_FIELDS) + "};")
+        else:
+            print(f"inline constexpr loop_cost loop_cost_{kind}{{" +
+                  ", ".join(str(c[f]) for f in FIELDS) + "};")
     if show_layers:
         use = header_constants(check) if check else table
         print("net layer kind tiles instr cycles cycles-fork modeled error code_bytes l0 l2 "
-              "reads rest")
+              "reads rest (u: unrolled)")
         for r in rows:
             sim = r["cycles"] - r["tiles"] * r["fork"]
-            mod = modeled(use[KINDS[r["kind"]]], r["tiles"])
-            print(f"{r['net']} {r['layer']} {r['kind']} {r['tiles']} {r['instr']} {r['cycles']} "
+            if r["unrolled"] and "unrolled" in use:
+                mod = modeled_unrolled(use["unrolled"], r["tiles"])
+            else:
+                mod = modeled(use[KINDS[r["kind"]]], r["tiles"])
+            print(f"{r['net']} {r['layer']} {r['kind']}{'(u)' if r['unrolled'] else ''} {r['tiles']} {r['instr']} {r['cycles']} "
                   f"{sim} {mod} {100.0 * (mod - sim) / sim:+.1f}% {r['code_bytes']} {r['l0']} "
                   f"{r['l2']} {r['reads']:.0f} {r['rest']:.0f}")
     if check is None:
@@ -210,7 +307,7 @@ def main():
         if kind not in have:
             bad.append(f"loop_cost_{kind}: not in {check}")
             continue
-        for f in FIELDS:
+        for f in (UNROLLED_FIELDS if kind == "unrolled" else FIELDS):
             want, got = c[f], have[kind][f]
             if abs(got - want) > max(16, 0.10 * abs(want)):
                 bad.append(f"loop_cost_{kind}.{f}: header {got}, measured {want}")

@@ -24,6 +24,7 @@
 
 #include "ctile/core/split.hpp"
 #include "ctile/plan/problem.hpp"
+#include "ctile/platform/gap8.hpp"
 #include "ctile/platform/platform.hpp"
 
 namespace ctile::cost {
@@ -118,10 +119,10 @@ struct loop_cost {
 // measured by bench/runtime/code_cost.py on tile_overhead_cifar10_cnn.elf,
 // tile_overhead_mobilenet_v1_100_128.elf {code_bytes, tile_path_bytes, layer_l2_reads,
 // tile_l2_reads, layer_cycles, tile_cycles}
-inline constexpr loop_cost loop_cost_conv{2272, 583, 0, 8, 0, 143};
-inline constexpr loop_cost loop_cost_depthwise{1888, 400, 0, 6, 61, 157};
-inline constexpr loop_cost loop_cost_linear{1968, 77, 16, 0, 573, 0};
-inline constexpr loop_cost loop_cost_pool{1072, 572, 15, 0, 4, 91};
+inline constexpr loop_cost loop_cost_conv{2288, 609, 0, 8, 0, 152};
+inline constexpr loop_cost loop_cost_depthwise{2576, 637, 0, 11, 517, 192};
+inline constexpr loop_cost loop_cost_linear{1992, 114, 16, 0, 602, 9};
+inline constexpr loop_cost loop_cost_pool{1056, 240, 6, 8, 0, 197};
 
 /// The measured terms of a layer kind's loop nest (an add runs the pools' loop).
 constexpr const loop_cost& loop_cost_of(op k) {
@@ -145,11 +146,10 @@ inline constexpr int fork_barrier = 160;
 /// instruction cache (with empty kernels: 0).
 inline constexpr int kernel_code_bytes = 2048;
 
-/// Core 0's cycles per tile outside the kernel on platform `p` for a layer of kind `k`, when
-/// the tile's kernel runs `kernel_code` bytes of code.
-constexpr std::int64_t loop_tile_cycles(const platform& p, op k,
+/// Core 0's cycles per tile outside the kernel on platform `p` for a loop nest with terms `c`,
+/// when the tile's kernel runs `kernel_code` bytes of code.
+constexpr std::int64_t loop_tile_cycles(const platform& p, const loop_cost& c,
                                         int kernel_code = kernel_code_bytes) {
-  const loop_cost& c = loop_cost_of(k);
   std::int64_t t = std::int64_t{c.tile_cycles} + fork_barrier;
   if (p.icache_private_bytes > 0 && p.icache_line_bytes > 0) {
     // The path misses L0 (tile_path_bytes counts the bytes beyond it); of those, what the
@@ -163,15 +163,24 @@ constexpr std::int64_t loop_tile_cycles(const platform& p, op k,
   return t;
 }
 
-/// Core 0's cycles per layer of kind `k` outside its tiles on platform `p`: `warm` when the
-/// same loop nest ran in the previous layer and stays cached (see loop_stays_cached).
-constexpr std::int64_t loop_layer_cycles(const platform& p, op k, bool warm = false) {
-  const loop_cost& c = loop_cost_of(k);
+/// Core 0's cycles per layer outside its tiles on platform `p` for a loop nest with terms `c`:
+/// `warm` when the same loop nest ran in the previous layer and stays cached (see
+/// loop_stays_cached).
+constexpr std::int64_t loop_layer_cycles(const platform& p, const loop_cost& c, bool warm = false) {
   std::int64_t t = c.layer_cycles;
   if (!warm && p.icache_line_bytes > 0)
     t += std::int64_t{c.code_bytes} / p.icache_line_bytes * p.icache_l2_refill;
   if (!p.tables_in_l1) t += std::int64_t{c.layer_l2_reads} * p.l2_data_cycles;
   return t;
+}
+
+/// The same for the measured nest of a layer kind.
+constexpr std::int64_t loop_tile_cycles(const platform& p, op k,
+                                        int kernel_code = kernel_code_bytes) {
+  return loop_tile_cycles(p, loop_cost_of(k), kernel_code);
+}
+constexpr std::int64_t loop_layer_cycles(const platform& p, op k, bool warm = false) {
+  return loop_layer_cycles(p, loop_cost_of(k), warm);
 }
 
 /// Whether a layer of kind `k` whose loop nest is the previous layer's finds it cached: the
@@ -184,6 +193,35 @@ constexpr bool loop_stays_cached(const platform& p, op k, int kernel_code = kern
 constexpr std::int64_t loop_overhead(const platform& p, op k, std::int64_t tiles, bool warm = false,
                                      int kernel_code = kernel_code_bytes) {
   return loop_layer_cycles(p, k, warm) + tiles * loop_tile_cycles(p, k, kernel_code);
+}
+
+/// The unrolled loop nest (the executor unrolls a layer that runs whole in few tiles: every
+/// tile's geometry, commands and arguments folded to constants): its code bytes and its cycles
+/// besides the cold code and the fork, per run and per tile, over every kind. [sim:code_cost]
+struct unrolled_cost {
+  int run_bytes = 0;
+  int tile_bytes = 0;
+  int run_cycles = 0;
+  int tile_cycles = 0;
+};
+// {run_bytes, tile_bytes, run_cycles, tile_cycles}
+inline constexpr unrolled_cost loop_cost_unrolled{908, 190, 493, 74};
+
+/// The platform whose code fetch the executor's unroll decision weighs code bytes with: the
+/// loop nests are the same code on every target, written for the cluster (gap8's figures are
+/// pulp-open's instruction caches, with the tables in L2).
+inline constexpr platform unroll_target = gap8;
+
+/// Core 0's cycles saved per inference by unrolling a layer of kind `k` in `tiles` tiles on
+/// platform `p` (negative: unrolling costs more): the rolled nest's loop_overhead against the
+/// unrolled code, all of it fetched cold once, both without the fork (the same for either).
+constexpr std::int64_t unroll_saving(const platform& p, op k, std::int64_t tiles,
+                                     int kernel_code = kernel_code_bytes) {
+  const unrolled_cost& u = loop_cost_unrolled;
+  std::int64_t unrolled = u.run_cycles + tiles * u.tile_cycles;
+  if (p.icache_line_bytes > 0)
+    unrolled += (u.run_bytes + tiles * u.tile_bytes) / p.icache_line_bytes * p.icache_l2_refill;
+  return loop_overhead(p, k, tiles, false, kernel_code) - tiles * fork_barrier - unrolled;
 }
 
 /// A core's cycles on an r x w x c block, as coefficients of the block's extents:
