@@ -20,20 +20,25 @@ bracket each layer's loop nest also snapshot the model's counters, so per layer:
   rest = cycles A - 18 l2 - 2 l0 - 14 reads - tiles x (an empty fork's cycles)
        (instructions, branch and load-use stalls, the DMA queue's peripheral accesses)
 
-Per loop kind (conv; depthwise; pool = maxpool, avgpool; linear) a least-squares line over the
-layers of that kind that run the rolled nest (all of the kind's layers when fewer than two
-tile counts among them run rolled) against their tile counts gives a per-layer and a per-tile figure of each
-of reads and rest, and the per-tile figure of l0 x 16 (the per-tile path's bytes that miss the
-512 B private cache: re-fetched every tile); code_bytes is the median over the layers. A kind
-whose layers all have one tile count takes the per-tile figures of all layers pooled. The
-unrolled nests (the layers the bench reports as unrolled, of any kind) get their own line of
-code bytes and cycles (all but the cold code and the fork) against the tile count:
-`loop_cost_unrolled`. The table printed is C++ of the form of the header's `loop_cost_<kind>` constants. --check HEADER
-compares them with the header's: each within 10% or 16 (bytes, reads or cycles), else FAIL.
+Per loop kind (conv; depthwise; pool = maxpool, avgpool; linear) a least-squares line over
+the layers of that kind that run the rolled nest (all of the kind's layers when fewer than two
+tile counts among them run rolled) against their tile counts gives a per-layer and a per-tile
+figure of reads and of rest, and the per-tile figure of l0 x 16 (the per-tile path's bytes
+that miss the 512 B private cache: fetched again every tile); code_bytes is the median over
+the layers. A kind with one tile count, or whose per-tile figure comes out negative, takes the
+per-tile figure of all layers pooled. The unrolled nests (the layers the bench reports as
+unrolled, of any kind) get their own line of code bytes and of cycles (all but the cold code
+and the fork) against the tile count: `loop_cost_unrolled`. Pass the _rolled and _unrolled
+variants (every nest rolled; every one with few enough tiles unrolled), so that the terms do
+not depend on which layers the unroll rule picks. The table printed is C++ of the form of the
+header's constants.
+--check HEADER compares them with the header's: each within 10% or 16 (bytes, reads or
+cycles), else FAIL.
 --layers also prints each layer's measured figures and what the header's constants model for
 it (cost::loop_overhead without the fork term, against the simulated cycles without the
-fork stand-in). Re-measuring after a change to the loop nests: build bench/runtime (README)
-and run this on the new ELFs; paste the table into the header.
+fork stand-in). Re-measuring after a change to the loop nests: bench/runtime/code_cost.sh
+(builds the variants with CTILE_OVERHEAD_VARIANTS=ON, runs this with --check on them); paste
+the table into the header.
 """
 import os
 import re
@@ -296,7 +301,8 @@ def main():
                 mod = modeled_unrolled(use["unrolled"], r["tiles"])
             else:
                 mod = modeled(use[KINDS[r["kind"]]], r["tiles"])
-            print(f"{r['net']} {r['layer']} {r['kind']}{'(u)' if r['unrolled'] else ''} {r['tiles']} {r['instr']} {r['cycles']} "
+            kind = r["kind"] + ("(u)" if r["unrolled"] else "")
+            print(f"{r['net']} {r['layer']} {kind} {r['tiles']} {r['instr']} {r['cycles']} "
                   f"{sim} {mod} {100.0 * (mod - sim) / sim:+.1f}% {r['code_bytes']} {r['l0']} "
                   f"{r['l2']} {r['reads']:.0f} {r['rest']:.0f}")
     if check is None:

@@ -105,9 +105,9 @@ inline constexpr int kernel_call = 30;      ///< [estimate] per core: call, core
 // layers of a kind against their tile counts gives the per-layer and per-tile figures, the
 // code bytes are the median. Simulated, not measured on a cluster. The CTest
 // bench.tile_overhead.constants re-measures them and fails when one is off by more than 10%
-// (or 16); after a change to the loop nests run
-//   python3 bench/runtime/code_cost.py build/ovh/tile_overhead_*.elf
-// and paste its table here (bench/README.md, "Code bytes in the cost model").
+// (or 16); after a change to the loop nests run bench/runtime/code_cost.sh (builds the
+// rolled and unrolled variants, measures, compares) and paste its table here (bench/README.md,
+// "Code bytes in the cost model").
 struct loop_cost {
   int code_bytes = 0;       ///< the loop nest's code touched per layer
   int tile_path_bytes = 0;  ///< per tile, code bytes that miss the 512 B private cache
