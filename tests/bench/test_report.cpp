@@ -93,7 +93,11 @@ TEST(CostModel, LoopTermsOnHandComputedCases) {
     EXPECT_EQ(cost::loop_tile_cycles(p, nest, 3584), cost::fork_barrier + 32 * 18 + 16 * 2);
     // A kernel too large for anything of the path to stay: all 48 lines from L2.
     EXPECT_EQ(cost::loop_tile_cycles(p, nest, 8192), cost::fork_barrier + 48 * 18);
+    // The nest stays cached for a next layer that runs it when it and the kernel fit 4 KiB.
+    EXPECT_TRUE(cost::loop_stays_cached(p, nest, 3072));
+    EXPECT_FALSE(cost::loop_stays_cached(p, nest, 3584));
   }
+  EXPECT_FALSE(cost::loop_stays_cached(host, nest, 0));  // no cache: nothing stays
   // Ten table reads a tile and five a layer: +14 each where the tables are in L2 (GAP-8),
   // nothing where the firmware places them in L1 (pulp-open's cluster firmware).
   const cost::loop_cost reads{.layer_l2_reads = 5, .tile_l2_reads = 10};

@@ -73,6 +73,15 @@ platform read_platform(const json& j) {
   p.dma_latency_cycles = get(j, "dma_latency_cycles", at);
   p.l3_bytes_per_kcycle = get(j, "l3_bytes_per_kcycle", at);
   p.l3_latency_cycles = get(j, "l3_latency_cycles", at);
+  p.icache_private_bytes = get(j, "icache_private_bytes", at);
+  p.icache_shared_bytes = get(j, "icache_shared_bytes", at);
+  p.icache_line_bytes = get(j, "icache_line_bytes", at);
+  p.icache_shared_refill = get(j, "icache_shared_refill", at);
+  p.icache_l2_refill = get(j, "icache_l2_refill", at);
+  p.l2_data_cycles = get(j, "l2_data_cycles", at);
+  p.tables_in_l1 = get(j, "tables_in_l1", at) != 0;
+  if (p.icache_line_bytes < 1)
+    throw problem_error("platform.icache_line_bytes: expected at least 1 byte");
   if (p.cores < 1 || p.cores > 64) throw problem_error("platform.cores: expected 1 to 64 cores");
   return p;
 }

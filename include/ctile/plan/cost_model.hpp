@@ -116,9 +116,9 @@ struct loop_cost {
   int layer_cycles = 0;     ///< per layer besides the above
   int tile_cycles = 0;      ///< per tile besides the above and the fork
 };
-// measured by bench/runtime/code_cost.py on tile_overhead_cifar10_cnn.elf,
-// tile_overhead_mobilenet_v1_100_128.elf {code_bytes, tile_path_bytes, layer_l2_reads,
-// tile_l2_reads, layer_cycles, tile_cycles}
+// Measured on the _rolled and _unrolled variants of CIFAR-10 and MobileNet-v1 1.0-128
+// (bench/runtime/code_cost.sh). Fields: code_bytes, tile_path_bytes, layer_l2_reads,
+// tile_l2_reads, layer_cycles, tile_cycles.
 inline constexpr loop_cost loop_cost_conv{2288, 609, 0, 8, 0, 152};
 inline constexpr loop_cost loop_cost_depthwise{2576, 637, 0, 11, 517, 192};
 inline constexpr loop_cost loop_cost_linear{1992, 114, 16, 0, 602, 9};
@@ -183,10 +183,11 @@ constexpr std::int64_t loop_layer_cycles(const platform& p, op k, bool warm = fa
   return loop_layer_cycles(p, loop_cost_of(k), warm);
 }
 
-/// Whether a layer of kind `k` whose loop nest is the previous layer's finds it cached: the
+/// Whether a layer whose loop nest (terms `c`) is the previous layer's finds it cached: the
 /// nest and the kernel's code fit the shared cache.
-constexpr bool loop_stays_cached(const platform& p, op k, int kernel_code = kernel_code_bytes) {
-  return loop_cost_of(k).code_bytes + kernel_code <= p.icache_shared_bytes;
+constexpr bool loop_stays_cached(const platform& p, const loop_cost& c,
+                                 int kernel_code = kernel_code_bytes) {
+  return c.code_bytes + kernel_code <= p.icache_shared_bytes;
 }
 
 /// Core 0's cycles outside the kernels on a layer of kind `k` cut into `tiles` tiles.
@@ -204,7 +205,7 @@ struct unrolled_cost {
   int run_cycles = 0;
   int tile_cycles = 0;
 };
-// {run_bytes, tile_bytes, run_cycles, tile_cycles}
+// Fields: run_bytes, tile_bytes, run_cycles, tile_cycles (bench/runtime/code_cost.sh).
 inline constexpr unrolled_cost loop_cost_unrolled{908, 190, 493, 74};
 
 /// The platform whose code fetch the executor's unroll decision weighs code bytes with: the
