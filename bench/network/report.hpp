@@ -17,7 +17,7 @@ struct layer_time {
   std::int64_t compute = 0;    ///< the slowest core's kernel cycles, summed over tiles
   std::int64_t dma_stall = 0;  ///< cluster DMA not hidden behind compute (prologue, epilogue,
                                ///< tiles whose transfers outlast their compute)
-  std::int64_t overhead = 0;   ///< per-tile fork, barrier and DMA bookkeeping
+  std::int64_t overhead = 0;   ///< per-tile fork, barrier, loop and code fetch
   std::int64_t l3_stall = 0;   ///< L3 <-> L2 transfers not hidden behind the layer
   [[nodiscard]] constexpr std::int64_t total() const {
     return compute + dma_stall + overhead + l3_stall;
@@ -45,7 +45,7 @@ constexpr layer_time time_of(const layer& l, const layer_plan& lp, const platfor
       }
     }
   }
-  t.overhead = lp.tiles() * cost::per_tile;
+  t.overhead = lp.tiles() * P.tile_overhead;
   t.dma_stall = lp.l1_cycles - t.compute - t.overhead;
   t.l3_stall = lp.cycles - lp.l1_cycles;
   return t;

@@ -206,6 +206,26 @@ double percent(std::uint64_t part, std::uint64_t whole) {
 constexpr platform P = gap8;
 std::uint8_t l2_dummy[16];  // the operands' L2 addresses: never read
 
+/// Prints the layers whose loop nest the executor runs unrolled (conv_detail::unrolled: every
+/// layer here runs whole), for bench/runtime/code_cost.py, which measures the unrolled nests'
+/// code apart.
+template <class Net, std::size_t... I>
+void print_unrolled(const char* name, std::index_sequence<I...>) {
+  std::printf("unrolled layers %s:", name);
+  const auto one = [](auto i) {
+    constexpr std::size_t k = decltype(i)::value;
+    if constexpr (k > 0) {
+      constexpr layer L = schedule::loop_key(Net::layers[k]);
+      constexpr layer_plan LP = schedule::loop_key(plan_of<Net, P>.layers[k]);
+      if constexpr (schedule::conv_detail::specialised<L, LP>(null_dma::limits) &&
+                    schedule::conv_detail::unrolled<L, LP>())
+        std::printf(" %zu", k);
+    }
+  };
+  (one(std::integral_constant<std::size_t, I>{}), ...);
+  std::printf("\n");
+}
+
 /// Runs the loop nest of every layer of Net and prints one line per layer (tiles, DMA commands,
 /// instructions, cycles, then from the probe: code bytes touched = distinct 16-byte lines x 16,
 /// distinct instruction bytes executed, bytes of the functions they lie in; the modeled compute
@@ -281,6 +301,7 @@ void run_network(const char* name, counters empty_fork) {
               name, static_cast<unsigned long long>(forks),
               percent(total.instr - stand_in.instr, total_compute),
               percent(total.cycles - stand_in.cycles, total_compute));
+  print_unrolled<Net>(name, std::make_index_sequence<Net::size>{});
 }
 
 }  // namespace

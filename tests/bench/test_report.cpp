@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <ctile/platform/gap8.hpp>
+#include <ctile/platform/host.hpp>
+#include <ctile/platform/pulp_open.hpp>
 #include <memory>
 
 #include "network/report.hpp"
@@ -28,7 +30,8 @@ void check_split(const platform& p) {
     EXPECT_GT(t.compute, 0) << "layer " << i;
     EXPECT_GE(t.dma_stall, 0) << "layer " << i;
     EXPECT_GE(t.l3_stall, 0) << "layer " << i;
-    EXPECT_EQ(t.overhead, lp.tiles() * cost::per_tile) << "layer " << i;
+    EXPECT_EQ(t.overhead, lp.tiles() * cost::loop_tile_cycles(p, Net::layers[i].kind))
+        << "layer " << i;
     EXPECT_EQ(t.total(), lp.cycles) << "layer " << i;
     // A single-tile plan's compute is the slowest core on the whole layer.
     if (lp.tiles() == 1) {
@@ -67,6 +70,50 @@ TEST(BenchReport, LiveL2WithinThePeak) {
   for (int i = 0; i < static_cast<int>(Net::size); ++i) {
     EXPECT_LE(bench::l2_live(*np, i), np->summary.l2_peak) << "step " << i;
     EXPECT_GT(bench::l2_live(*np, i), 0) << "step " << i;
+  }
+}
+
+// The cost model's loop terms on small cases computed by hand from the cluster figures
+// (16-byte lines, +18 cycles a line from L2, +2 an L0 miss that hits the 4 KiB shared cache,
+// +14 a data access to L2): a loop nest of 1,024 B whose per-tile path is 768 B (more than the
+// 512 B L0), with and without a 3,584 B kernel between tiles. `code_cost.py --self-test`
+// checks the simulator's caches on the same cases against the same figures (exact for
+// line-aligned code).
+TEST(CostModel, LoopTermsOnHandComputedCases) {
+  const cost::loop_cost nest{.code_bytes = 1024, .tile_path_bytes = 768};
+  for (const platform& p : {gap8, pulp_open}) {
+    SCOPED_TRACE(p.name.c_str());
+    // Cold: 64 lines from L2; warm: nothing.
+    EXPECT_EQ(cost::loop_layer_cycles(p, nest), 64 * 18);
+    EXPECT_EQ(cost::loop_layer_cycles(p, nest, true), 0);
+    // Every tile refills the path's 48 lines into L0 from the shared cache.
+    EXPECT_EQ(cost::loop_tile_cycles(p, nest, 0), cost::fork_barrier + 48 * 2);
+    // A 3,584 B kernel pushes 1024 + 3584 - 4096 = 512 B (32 lines) of the path out of the
+    // shared cache: those from L2, the other 16 from the shared cache.
+    EXPECT_EQ(cost::loop_tile_cycles(p, nest, 3584), cost::fork_barrier + 32 * 18 + 16 * 2);
+    // A kernel too large for anything of the path to stay: all 48 lines from L2.
+    EXPECT_EQ(cost::loop_tile_cycles(p, nest, 8192), cost::fork_barrier + 48 * 18);
+    // The nest stays cached for a next layer that runs it when it and the kernel fit 4 KiB.
+    EXPECT_TRUE(cost::loop_stays_cached(p, nest, 3072));
+    EXPECT_FALSE(cost::loop_stays_cached(p, nest, 3584));
+  }
+  EXPECT_FALSE(cost::loop_stays_cached(host, nest, 0));  // no cache: nothing stays
+  // Ten table reads a tile and five a layer: +14 each where the tables are in L2 (GAP-8),
+  // nothing where the firmware places them in L1 (pulp-open's cluster firmware).
+  const cost::loop_cost reads{.layer_l2_reads = 5, .tile_l2_reads = 10};
+  EXPECT_EQ(cost::loop_tile_cycles(gap8, reads, 0), cost::fork_barrier + 10 * 14);
+  EXPECT_EQ(cost::loop_layer_cycles(gap8, reads), 5 * 14);
+  EXPECT_EQ(cost::loop_tile_cycles(pulp_open, reads, 0), cost::fork_barrier);
+  EXPECT_EQ(cost::loop_layer_cycles(pulp_open, reads), 0);
+  // The host fetches and reads at no extra cost: the measured cycles and the fork only.
+  const cost::loop_cost all{1024, 768, 5, 10, 300, 100};
+  EXPECT_EQ(cost::loop_tile_cycles(host, all, 3584), cost::fork_barrier + 100);
+  EXPECT_EQ(cost::loop_layer_cycles(host, all), 300);
+  // The planner charges each tile the kind's term.
+  for (op k : {op::conv, op::depthwise, op::linear, op::maxpool, op::avgpool, op::add}) {
+    layer l = examples::cifar10_cnn::layers[1];
+    l.kind = k;
+    EXPECT_EQ(make_problem(l, gap8).tile_overhead, cost::loop_tile_cycles(gap8, k));
   }
 }
 

@@ -203,8 +203,8 @@ TEST(PlanLayout, DepthwiseProducersInWholeRows) {
         if (got.n_w == 1) {
           ++switched;
           // Whole rows cost the producer no more than its reader's marshalling...
-          EXPECT_LE(got.l1_cycles, alone.l1_cycles + marshal_cycles(ls[static_cast<std::size_t>(j)],
-                                                                    reader, gap8.cores))
+          EXPECT_LE(got.l1_cycles,
+                    alone.l1_cycles + marshal_cycles(ls[static_cast<std::size_t>(j)], reader, gap8))
               << i;
           // ... and save it: the tensor is kept channel-major unless it goes through L3 (the
           // cascade decides that later).

@@ -73,6 +73,15 @@ platform read_platform(const json& j) {
   p.dma_latency_cycles = get(j, "dma_latency_cycles", at);
   p.l3_bytes_per_kcycle = get(j, "l3_bytes_per_kcycle", at);
   p.l3_latency_cycles = get(j, "l3_latency_cycles", at);
+  p.icache_private_bytes = get(j, "icache_private_bytes", at);
+  p.icache_shared_bytes = get(j, "icache_shared_bytes", at);
+  p.icache_line_bytes = get(j, "icache_line_bytes", at);
+  p.icache_shared_refill = get(j, "icache_shared_refill", at);
+  p.icache_l2_refill = get(j, "icache_l2_refill", at);
+  p.l2_data_cycles = get(j, "l2_data_cycles", at);
+  p.tables_in_l1 = get(j, "tables_in_l1", at) != 0;
+  if (p.icache_line_bytes < 1)
+    throw problem_error("platform.icache_line_bytes: expected at least 1 byte");
   if (p.cores < 1 || p.cores > 64) throw problem_error("platform.cores: expected 1 to 64 cores");
   return p;
 }
@@ -111,6 +120,9 @@ tiling_problem read_tiling(const json& j, const std::string& at) {
   t.dma_limit = get(j, "dma_limit", at);
   t.dma_line_max = get(j, "dma_line_max", at);
   t.conv_scratch = get(j, "conv_scratch", at);
+  t.tile_overhead = j.at("tile_overhead", at).as_int(at + ".tile_overhead");
+  if (t.tile_overhead < 0 || t.tile_overhead > (1 << 24))
+    throw problem_error(at + ".tile_overhead: expected 0 to 2^24 cycles");
   const auto& terms = j.at("terms", at).as_array(at + ".terms");
   if (terms.size() != 12) throw problem_error(at + ".terms: expected 12 numbers");
   std::int64_t v[12];

@@ -40,16 +40,24 @@ inline constexpr int marshal_command = 15;
 /// CHW] what a marshalled depthwise tile costs besides its commands: the cores' entry into
 /// their share, their chained waits, the first tile's fork of its own.
 inline constexpr int marshal_tile = 225;
+/// [sim: bench/runtime under the cluster timing model] the marshalling's cycles in percent of
+/// the instruction count above, where code is fetched from L2 through the cluster's
+/// instruction caches (platform::icache_l2_refill): MobileNet-v1 1.0-128's second depthwise
+/// layer (20 tiles, 256 channel commands) takes 11,869 cycles more marshalled than kept
+/// channel-major, against 4,980 modeled by the two constants above.
+inline constexpr int marshal_fetch_percent = 238;
 }  // namespace cost
 
 /// Modeled cycles of marshalling depthwise layer `dw` (planned as `p`, in whole-row tiles) from
 /// an HWC input: a command per channel of each tile, the cores programming theirs at once, and
-/// each tile's fixed part.
-constexpr std::int64_t marshal_cycles(const layer& dw, const layer_plan& p, int cores) {
+/// each tile's fixed part; in cycles of platform `pf` (its cores, and its code fetch).
+constexpr std::int64_t marshal_cycles(const layer& dw, const layer_plan& p, const platform& pf) {
   const std::int64_t tiles = p.tiles();
   const std::int64_t commands = std::int64_t{p.n_h} * p.n_w * dw.out.c;
-  const std::int64_t c = cores > 0 ? cores : 1;
-  return tiles * cost::marshal_tile + (commands + c - 1) / c * cost::marshal_command;
+  const std::int64_t c = pf.cores > 0 ? pf.cores : 1;
+  const std::int64_t instructions =
+      tiles * cost::marshal_tile + (commands + c - 1) / c * cost::marshal_command;
+  return pf.icache_l2_refill > 0 ? instructions * cost::marshal_fetch_percent / 100 : instructions;
 }
 
 /// Layer `l`'s plan when depthwise layer `dw` (planned as `dw_plan`) alone reads its output:
@@ -65,7 +73,7 @@ constexpr layer_plan plan_producer(const layer& l, const platform& p, objective 
   P.whole_rows = true;
   const layer_plan whole = plan_problem(P, o);
   if (!whole.fits || whole.n_w != 1) return best;
-  return whole.l1_cycles - best.l1_cycles <= marshal_cycles(dw, dw_plan, p.cores) ? whole : best;
+  return whole.l1_cycles - best.l1_cycles <= marshal_cycles(dw, dw_plan, p) ? whole : best;
 }
 
 /// Every layer's L2 -> L1 plan in its network (plan_layer, and plan_producer for the layers a

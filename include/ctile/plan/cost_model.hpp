@@ -24,6 +24,8 @@
 
 #include "ctile/core/split.hpp"
 #include "ctile/plan/problem.hpp"
+#include "ctile/platform/gap8.hpp"
+#include "ctile/platform/platform.hpp"
 
 namespace ctile::cost {
 
@@ -78,14 +80,150 @@ inline constexpr int avgpool_per_output = 48;  ///< [fit:cycles_avgpool] floor(s
 inline constexpr int add_per_element = 44;  ///< [fit:cycles_add] 2 loads, 2 rescales, clip, store
 inline constexpr int kernel_call = 30;      ///< [estimate] per core: call, core id, bounds
 
-// ---- Per-tile fixed costs (cycles).
-inline constexpr int fork_barrier = 150;  ///< [estimate] pi_cl_team_fork + barrier per tile
-/// [estimate] DMA programming, waits, swaps. Not yet calibrated: bench/runtime (bench/README.md,
-/// "Specialised loops") counts 163-242 instructions per standard or pointwise convolution tile
-/// on MobileNet-v1 1.0-128 (186 on average, about 50 of them its stand-in fork) and 145 per
-/// linear tile; a depthwise tile's marshalling, which no constant here charges, adds hundreds.
-inline constexpr int tile_bookkeeping = 200;
-inline constexpr int per_tile = fork_barrier + tile_bookkeeping;
+// ---- Core 0's cycles outside the kernels: the loop nests, per tile and per layer.
+//
+// What a tile and a layer cost outside the kernels on a cluster is mostly instruction fetch
+// and table reads, not instructions: every layer's loop nest is its own code, fetched cold
+// from L2 once per inference; the per-tile path is longer than the private L0 cache, so every
+// tile refills it from the shared cache (or, once a kernel has evicted it, from L2); the
+// executor's tables are read from L2 unless the firmware places them in L1. The terms:
+// - per layer: layer_cycles, plus code_bytes / line x the L2 refill (not when the same loop
+//   nest ran in the previous layer and stays cached), plus layer_l2_reads x the L2 latency
+//   (0 when the platform's tables are in L1);
+// - per tile: tile_cycles (instructions, stalls, the DMA queue's accesses), plus
+//   tile_path_bytes / line x the shared cache's refill, those of them the kernel's code evicts
+//   from the shared cache x the L2 refill instead, plus tile_l2_reads x the L2 latency, plus
+//   the fork and barrier.
+// The platform gives the cache sizes and latencies (platform::with_code_fetch); a platform
+// without them (the host) pays layer_cycles and tile_cycles only.
+//
+// [sim:code_cost] the loop_cost constants are measured by bench/runtime/code_cost.py from
+// bench/runtime's rv32imc executables (GCC 12, -O2, CIFAR-10 and MobileNet-v1 1.0-128) under
+// the tests' cluster timing model (tests/cross/cluster_timing.py): per layer the code bytes
+// touched (the probe's distinct 16-byte lines), the L0 misses, and the L2 data accesses (the
+// cycles saved by placing the read-only data in L1, / 14); a least-squares line over the
+// layers of a kind against their tile counts gives the per-layer and per-tile figures, the
+// code bytes are the median. Simulated, not measured on a cluster. The CTest
+// bench.tile_overhead.constants re-measures them and fails when one is off by more than 10%
+// (or 16); after a change to the loop nests run bench/runtime/code_cost.sh (builds the
+// rolled and unrolled variants, measures, compares) and paste its table here (bench/README.md,
+// "Code bytes in the cost model").
+struct loop_cost {
+  int code_bytes = 0;       ///< the loop nest's code touched per layer
+  int tile_path_bytes = 0;  ///< per tile, code bytes that miss the 512 B private cache
+  int layer_l2_reads = 0;   ///< per layer, data accesses to tables in L2
+  int tile_l2_reads = 0;    ///< per tile, data accesses to tables in L2
+  int layer_cycles = 0;     ///< per layer besides the above
+  int tile_cycles = 0;      ///< per tile besides the above and the fork
+};
+// Measured on the _rolled and _unrolled variants of CIFAR-10 and MobileNet-v1 1.0-128
+// (bench/runtime/code_cost.sh). Fields: code_bytes, tile_path_bytes, layer_l2_reads,
+// tile_l2_reads, layer_cycles, tile_cycles.
+inline constexpr loop_cost loop_cost_conv{2288, 609, 0, 8, 0, 152};
+inline constexpr loop_cost loop_cost_depthwise{2576, 637, 0, 11, 517, 192};
+inline constexpr loop_cost loop_cost_linear{1992, 114, 16, 0, 602, 9};
+inline constexpr loop_cost loop_cost_pool{1056, 240, 6, 8, 0, 197};
+
+/// The measured terms of a layer kind's loop nest (an add runs the pools' loop).
+constexpr const loop_cost& loop_cost_of(op k) {
+  switch (k) {
+    case op::conv:
+      return loop_cost_conv;
+    case op::depthwise:
+      return loop_cost_depthwise;
+    case op::linear:
+      return loop_cost_linear;
+    default:
+      return loop_cost_pool;
+  }
+}
+
+/// [measured outside] pi_cl_team_fork's dispatch and the closing barrier, per fork (one per
+/// tile): 7,824 cycles for CIFAR-10's 49 forks on GVSoC's 8-core pulp-open (DESIGN.md
+/// section 7).
+inline constexpr int fork_barrier = 160;
+/// [estimate] the code of a tile's kernel, which evicts the loop nest's lines from the shared
+/// instruction cache (with empty kernels: 0).
+inline constexpr int kernel_code_bytes = 2048;
+
+/// Core 0's cycles per tile outside the kernel on platform `p` for a loop nest with terms `c`,
+/// when the tile's kernel runs `kernel_code` bytes of code.
+constexpr std::int64_t loop_tile_cycles(const platform& p, const loop_cost& c,
+                                        int kernel_code = kernel_code_bytes) {
+  std::int64_t t = std::int64_t{c.tile_cycles} + fork_barrier;
+  if (p.icache_private_bytes > 0 && p.icache_line_bytes > 0) {
+    // The path misses L0 (tile_path_bytes counts the bytes beyond it); of those, what the
+    // kernel's code pushes out of the shared cache comes from L2.
+    std::int64_t evicted = std::int64_t{kernel_code} + c.code_bytes - p.icache_shared_bytes;
+    evicted = evicted < 0 ? 0 : evicted > c.tile_path_bytes ? c.tile_path_bytes : evicted;
+    t += (c.tile_path_bytes - evicted) / p.icache_line_bytes * p.icache_shared_refill +
+         evicted / p.icache_line_bytes * p.icache_l2_refill;
+  }
+  if (!p.tables_in_l1) t += std::int64_t{c.tile_l2_reads} * p.l2_data_cycles;
+  return t;
+}
+
+/// Core 0's cycles per layer outside its tiles on platform `p` for a loop nest with terms `c`:
+/// `warm` when the same loop nest ran in the previous layer and stays cached (see
+/// loop_stays_cached).
+constexpr std::int64_t loop_layer_cycles(const platform& p, const loop_cost& c, bool warm = false) {
+  std::int64_t t = c.layer_cycles;
+  if (!warm && p.icache_line_bytes > 0)
+    t += std::int64_t{c.code_bytes} / p.icache_line_bytes * p.icache_l2_refill;
+  if (!p.tables_in_l1) t += std::int64_t{c.layer_l2_reads} * p.l2_data_cycles;
+  return t;
+}
+
+/// The same for the measured nest of a layer kind.
+constexpr std::int64_t loop_tile_cycles(const platform& p, op k,
+                                        int kernel_code = kernel_code_bytes) {
+  return loop_tile_cycles(p, loop_cost_of(k), kernel_code);
+}
+constexpr std::int64_t loop_layer_cycles(const platform& p, op k, bool warm = false) {
+  return loop_layer_cycles(p, loop_cost_of(k), warm);
+}
+
+/// Whether a layer whose loop nest (terms `c`) is the previous layer's finds it cached: the
+/// nest and the kernel's code fit the shared cache.
+constexpr bool loop_stays_cached(const platform& p, const loop_cost& c,
+                                 int kernel_code = kernel_code_bytes) {
+  return c.code_bytes + kernel_code <= p.icache_shared_bytes;
+}
+
+/// Core 0's cycles outside the kernels on a layer of kind `k` cut into `tiles` tiles.
+constexpr std::int64_t loop_overhead(const platform& p, op k, std::int64_t tiles, bool warm = false,
+                                     int kernel_code = kernel_code_bytes) {
+  return loop_layer_cycles(p, k, warm) + tiles * loop_tile_cycles(p, k, kernel_code);
+}
+
+/// The unrolled loop nest (the executor unrolls a layer that runs whole in few tiles: every
+/// tile's geometry, commands and arguments folded to constants): its code bytes and its cycles
+/// besides the cold code and the fork, per run and per tile, over every kind. [sim:code_cost]
+struct unrolled_cost {
+  int run_bytes = 0;
+  int tile_bytes = 0;
+  int run_cycles = 0;
+  int tile_cycles = 0;
+};
+// Fields: run_bytes, tile_bytes, run_cycles, tile_cycles (bench/runtime/code_cost.sh).
+inline constexpr unrolled_cost loop_cost_unrolled{908, 190, 493, 74};
+
+/// The platform whose code fetch the executor's unroll decision weighs code bytes with: the
+/// loop nests are the same code on every target, written for the cluster (gap8's figures are
+/// pulp-open's instruction caches, with the tables in L2).
+inline constexpr platform unroll_target = gap8;
+
+/// Core 0's cycles saved per inference by unrolling a layer of kind `k` in `tiles` tiles on
+/// platform `p` (negative: unrolling costs more): the rolled nest's loop_overhead against the
+/// unrolled code, all of it fetched cold once, both without the fork (the same for either).
+constexpr std::int64_t unroll_saving(const platform& p, op k, std::int64_t tiles,
+                                     int kernel_code = kernel_code_bytes) {
+  const unrolled_cost& u = loop_cost_unrolled;
+  std::int64_t unrolled = u.run_cycles + tiles * u.tile_cycles;
+  if (p.icache_line_bytes > 0)
+    unrolled += (u.run_bytes + tiles * u.tile_bytes) / p.icache_line_bytes * p.icache_l2_refill;
+  return loop_overhead(p, k, tiles, false, kernel_code) - tiles * fork_barrier - unrolled;
+}
 
 /// A core's cycles on an r x w x c block, as coefficients of the block's extents:
 /// r * ((w / 2) * pair + (w % 2) * single + w * per_px) + stripe * in_r * in_w + call (with
@@ -377,7 +515,7 @@ constexpr std::int64_t lower_bound(const tiling_problem& P, std::int64_t tiles) 
   const std::int64_t w = std::int64_t{P.C} * (P.weights_per_channel + P.params_per_channel);
   const std::int64_t dma = (out + w) * 1000 / P.dma_bytes_per_kcycle;
   const std::int64_t comp = compute_lower_bound(P);
-  return (comp > dma ? comp : dma) + tiles * per_tile;
+  return (comp > dma ? comp : dma) + tiles * P.tile_overhead;
 }
 
 /// What the evaluation of a tiling needs that depends on the channel tile only.
@@ -451,11 +589,12 @@ constexpr std::int64_t stripe_rows(const tiling_problem& P, std::int64_t rows) {
 /// A lower bound split in parts: compute (without the per-tile kernel call), traffic that the
 /// loop overlaps with compute, and the prologue and epilogue it does not. A tiling with `tiles`
 /// tiles costs at least max(compute + tiles * kernel_call, overlapped) + exposed +
-/// tiles * per_tile.
+/// tiles * per_tile (the problem's tile_overhead).
 struct bound_parts {
   std::int64_t compute = 0;
   std::int64_t overlapped = 0;
   std::int64_t exposed = 0;
+  std::int64_t per_tile = 0;
   [[nodiscard]] constexpr std::int64_t at(std::int64_t tiles) const {
     const std::int64_t c = compute + tiles * kernel_call;
     return (c > overlapped ? c : overlapped) + exposed + tiles * per_tile;
@@ -483,6 +622,7 @@ constexpr void traffic_bound(const tiling_problem& P, int tc, int th, bound_part
   }
   const int last_rows = th > 0 ? P.H - ((P.H + th - 1) / th - 1) * th : 1;
   const std::int64_t out_b = std::int64_t{last_rows} * (P.whole_rows ? P.W : 1) * lc * P.out_bpe;
+  b.per_tile = P.tile_overhead;
   b.exposed = (P.weights_per_channel > 0 ? weight_dma(P, c_first) : 0) + in_b * 1000 / bw +
               out_b * 1000 / bw;
   const std::int64_t out = std::int64_t{P.H} * P.W * P.C * P.out_bpe;
@@ -568,7 +708,7 @@ constexpr std::int64_t channel_lower_bound(const tiling_problem& P, const split_
 /// to `out[i]`). The loop nest is channel tiles, then rows, then columns; with double
 /// buffering a tile costs max(compute, DMA of the next input + previous output), and the last
 /// spatial tile of a channel tile also brings the next channel tile's weights. Prologue: first
-/// weights and input; epilogue: last output. Every tile adds `per_tile`.
+/// weights and input; epilogue: last output. Every tile adds `P.tile_overhead`.
 constexpr void layer_cycles_at(const tiling_problem& P, const channel_context& cx,
                                const row_context& rx, int tw, std::int64_t* out) {
   using plan_detail::ceil_div;
@@ -580,7 +720,7 @@ constexpr void layer_cycles_at(const tiling_problem& P, const channel_context& c
   const std::int64_t tiles = std::int64_t{nh} * nw * nc;
   const std::int64_t fixed = (nc > 1 ? cx.wd_inner : cx.wd_last) +
                              input_dma(P, nh > 1 ? th : lh, nw > 1 ? tw : lw, nc > 1 ? tc : lc) +
-                             output_dma(P, lh, lw, lc) + tiles * per_tile;
+                             output_dma(P, lh, lw, lc) + tiles * P.tile_overhead;
   const int n = cx.splits.n;
   int wcols[8][2] = {};
   for (int i = 0; i < n; ++i) {
@@ -646,7 +786,7 @@ constexpr void layer_cycles_all(const tiling_problem& P, int tc, int th, int tw,
 /// channel tiles (linear_y_group) leaves once full, its transfer charged a g-th to each.
 /// Double-buffered like layer_cycles_at: a tile costs max(compute, its transfers); prologue:
 /// the input (slice) and the first weights; epilogue: the last output buffer; each tile adds
-/// `per_tile`.
+/// `P.tile_overhead`.
 constexpr std::int64_t linear_tiled_cycles(const tiling_problem& P, int tc, int tk) {
   using plan_detail::ceil_div;
   using plan_detail::ceil_div64;
@@ -675,8 +815,8 @@ constexpr std::int64_t linear_tiled_cycles(const tiling_problem& P, int tc, int 
   const bool x_whole = linear_x_whole(P, tk);
   const int g = linear_y_group(P, tc, tk);
   const int last_group = P.C - ((nc - 1) / g) * g * tc;  // channels of the last output buffer
-  std::int64_t t =
-      x_dma(x_whole ? K : tk) + w_dma(c0, tk) + output_dma(P, 1, 1, last_group) + tiles * per_tile;
+  std::int64_t t = x_dma(x_whole ? K : tk) + w_dma(c0, tk) + output_dma(P, 1, 1, last_group) +
+                   tiles * P.tile_overhead;
   for (int ci = 0; ci < 2; ++ci) {
     const int cnt_c = ci == 0 ? nc - 1 : 1;
     if (cnt_c == 0) continue;
@@ -722,6 +862,7 @@ namespace ctile {
 constexpr tiling_problem make_problem(const layer& l, const platform& p) {
   tiling_problem t = make_problem_geometry(l, p);
   t.terms = cost::terms_for(t);
+  t.tile_overhead = cost::loop_tile_cycles(p, t.kind);
   return t;
 }
 

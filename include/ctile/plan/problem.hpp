@@ -98,6 +98,9 @@ struct tiling_problem {
   int dma_line_max = 1;  ///< largest 2-D line
   kernel_terms terms{};  ///< the cost model's kernel terms
   int conv_scratch = 0;  ///< kernel_scratch_bytes of a standard conv (tile-independent)
+  /// Core 0's cycles per tile outside the kernel: code fetch, table reads, loop and fork (the
+  /// cost model's cost::loop_tile_cycles for the platform and kind).
+  std::int64_t tile_overhead = 0;
 };
 
 /// The problem's geometry and budgets (the cost model adds its kernel terms: make_problem).

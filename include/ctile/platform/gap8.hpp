@@ -9,7 +9,11 @@ namespace ctile {
 /// of the 7 others) = 36,700 B for tiles; 512 KiB L2 with a 96 KiB code reserve; 8 MiB
 /// HyperRAM at ~200 MB/s; cluster DMA ~2 GB/s with ~80 ns latency at a 100 MHz cluster; DMA
 /// commands limited to 65,535 B (2-D lines and strides to 32,767 B) and kept at 32 KiB.
-inline constexpr platform gap8 = platform{}.named("gap8");
+/// Code fetch: GAP-8's cluster is a PULP cluster with a shared instruction cache; its
+/// geometry and latencies are taken to be pulp-open's (pulp_open_code_fetch, not measured
+/// on GAP-8), with the code and the executor's tables in L2 (no L1 section for them in a
+/// GAP-8 build).
+inline constexpr platform gap8 = platform{}.named("gap8").with_code_fetch(512, 4096, 16, 2, 18, 14);
 
 /// A PULP cluster with 128 KiB of L1 (same stacks, L2 and DMA as GAP-8).
 inline constexpr platform pulp_128k = gap8.with_l1(128 * 1024).named("pulp128k");

@@ -41,6 +41,19 @@ struct platform {
   int l3_bytes_per_kcycle = 2000;    ///< L3 <-> L2 bandwidth, bytes per 1000 cycles
   int l3_latency_cycles = 200;       ///< per L3 transfer (set-up through the fabric controller)
 
+  // Core 0's instruction fetch and table reads outside the kernels (the cost model's loop
+  // terms, cost::loop_tile_cycles and cost::loop_layer_cycles). All 0: the target fetches
+  // code and reads the executor's tables at no extra cost (a host).
+  int icache_private_bytes = 0;  ///< per-core (L0) instruction cache
+  int icache_shared_bytes = 0;   ///< the cluster's shared instruction cache
+  int icache_line_bytes = 16;    ///< line of both levels
+  int icache_shared_refill = 0;  ///< cycles of an L0 miss that hits the shared cache
+  int icache_l2_refill = 0;      ///< cycles of a line refilled from L2
+  int l2_data_cycles = 0;        ///< extra cycles of a core's load or store to L2
+  /// The firmware places the executor's per-layer tables, requantization constants and fork
+  /// descriptor in L1 (CTILE_L1_DATA), so reading them costs nothing extra.
+  bool tables_in_l1 = false;
+
   friend constexpr bool operator==(const platform&, const platform&) = default;
 
   /// L1 bytes left for tile buffers once the core stacks are taken.
@@ -91,6 +104,25 @@ struct platform {
   constexpr platform with_l3(int bytes) const {
     auto c = *this;
     c.l3_bytes = bytes;
+    return c;
+  }
+  /// The instruction caches (private and shared bytes, line bytes, the cycles of an L0 miss
+  /// that hits the shared cache and of a line from L2) and the extra cycles of a data access
+  /// to L2.
+  constexpr platform with_code_fetch(int private_bytes, int shared_bytes, int line,
+                                     int shared_refill, int l2_refill, int l2_data) const {
+    auto c = *this;
+    c.icache_private_bytes = private_bytes;
+    c.icache_shared_bytes = shared_bytes;
+    c.icache_line_bytes = line;
+    c.icache_shared_refill = shared_refill;
+    c.icache_l2_refill = l2_refill;
+    c.l2_data_cycles = l2_data;
+    return c;
+  }
+  constexpr platform with_tables_in_l1(bool in_l1) const {
+    auto c = *this;
+    c.tables_in_l1 = in_l1;
     return c;
   }
   constexpr platform with_dma_safe_max(int bytes) const {

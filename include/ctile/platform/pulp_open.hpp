@@ -51,6 +51,13 @@ inline constexpr hal::dma_limits pulp_open_dma{.max_command_bytes = 65532,
 ///   a plan that needs L3 at compile time).
 /// - DMA: pulp_open_dma. Cluster clock ~50 MHz (GVSoC's default); the DMA cost figures are
 ///   GAP-8's, not yet measured on this cluster.
+/// - Code fetch (with_code_fetch): GVSoC's pulp-open cluster configuration (gvsoc-pulp,
+///   pulp/chips/pulp_open/cluster.json, "icache"): a private L0 of 8 sets x 4 ways x 16-byte
+///   lines (512 B) per core and a shared cache of 2 banks x 32 sets x 4 ways x 16-byte lines
+///   (4 KiB), +2 cycles an L0 miss that hits the shared cache (its refill latency); +18 cycles
+///   a line refilled from L2 and +14 a data access to L2, both measured on GVSoC's pulp-open
+///   (DESIGN.md section 7; the same figures as tests/cross/cluster_timing.py).
+///   The cluster firmware keeps the executor's tables in L1 (.ctile.l1): tables_in_l1.
 inline constexpr platform pulp_open = [] {
   platform p = platform{}
                    .named("pulp_open")
@@ -65,7 +72,7 @@ inline constexpr platform pulp_open = [] {
   p.dma_max_2d_stride = static_cast<int>(pulp_open_dma.max_stride);
   p.dma_safe_max_bytes = static_cast<int>(pulp_open_dma.max_command_bytes);
   p.cluster_mhz = 50;
-  return p;
+  return p.with_code_fetch(512, 4096, 16, 2, 18, 14).with_tables_in_l1(true);
 }();
 
 }  // namespace ctile

@@ -28,6 +28,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "ctile/plan/cost_model.hpp"
 #include "ctile/schedule/tile_loop.hpp"
 
 namespace ctile::schedule {
@@ -267,23 +268,27 @@ template <int Mode, hal::dma_engine E>
 
 /// When conv_loop unrolls a layer that runs whole: every tile's geometry, commands, buffers and
 /// kernel arguments are then constants, and what is left per tile is the commands, their waits
-/// and the fork. It costs code (about 230 bytes per tile on rv32imc), so it is done where the
-/// loop would otherwise be a visible share of the layer's time: at most `unroll_tiles_max`
-/// tiles, and a rolled loop modeled at more than 1/`unroll_share` of the layer's cycles (the
-/// plan's l1_cycles). The rolled loop's cost is the depthwise loop's measured by
-/// bench/runtime on rv32imc (instructions per run and per tile, the fork aside).
+/// and the fork. It costs code (cost::loop_cost_unrolled: about 240 bytes per tile on
+/// rv32imc), all of it fetched cold once per inference, against the rolled nest's code fetched
+/// once per layer and its per-tile path fetched again after every kernel; so it is done where
+/// that saves cycles under the cluster's code fetch (cost::unroll_saving) and the saving is a
+/// visible share of the layer's time: at most `unroll_tiles_max` tiles, and a saving of more
+/// than 1/`unroll_share` of the layer's cycles (the plan's l1_cycles).
 inline constexpr int unroll_tiles_max = 24;
 inline constexpr int unroll_share = 64;  // about 1.6%
-inline constexpr int rolled_run_instructions = 350;
-inline constexpr int rolled_tile_instructions = 160;
 
-/// Whether conv_loop unrolls layer `L` planned as `P` when it runs whole.
+/// Whether conv_loop unrolls layer `L` planned as `P` when it runs whole. A build may fix the
+/// answer with CTILE_UNROLL (0: never; 1: whenever the layer has at most unroll_tiles_max
+/// tiles), as bench/runtime does to measure the rolled and the unrolled nests apart.
 template <layer L, layer_plan P>
 constexpr bool unrolled() {
   const int tiles = P.n_c * P.n_h * P.n_w;
-  const std::int64_t rolled =
-      rolled_run_instructions + std::int64_t{rolled_tile_instructions} * tiles;
-  return tiles <= unroll_tiles_max && unroll_share * rolled > P.l1_cycles;
+#if defined(CTILE_UNROLL)
+  return CTILE_UNROLL != 0 && tiles <= unroll_tiles_max;
+#else
+  return tiles <= unroll_tiles_max &&
+         unroll_share * cost::unroll_saving(cost::unroll_target, L.kind, tiles) > P.l1_cycles;
+#endif
 }
 
 /// Whether `v` is the whole layer: every row and every output channel in one call, the

@@ -39,17 +39,22 @@ inline void string(std::FILE* f, const char* s) {
 inline void platform_json(std::FILE* f, const platform& p) {
   std::fprintf(f, "{\"name\": ");
   string(f, p.name.c_str());
-  std::fprintf(f,
-               ", \"cores\": %d, \"l1_bytes\": %d, \"l1_stack_master\": %d, "
-               "\"l1_stack_worker\": %d, \"l2_bytes\": %d, \"l2_code_reserve\": %d, "
-               "\"l3_bytes\": %d, \"dma_max_cmd_bytes\": %d, \"dma_max_2d_line\": %d, "
-               "\"dma_max_2d_stride\": %d, \"dma_safe_max_bytes\": %d, \"cluster_mhz\": %d, "
-               "\"dma_bytes_per_kcycle\": %d, \"dma_latency_cycles\": %d, "
-               "\"l3_bytes_per_kcycle\": %d, \"l3_latency_cycles\": %d}",
-               p.cores, p.l1_bytes, p.l1_stack_master, p.l1_stack_worker, p.l2_bytes,
-               p.l2_code_reserve, p.l3_bytes, p.dma_max_cmd_bytes, p.dma_max_2d_line,
-               p.dma_max_2d_stride, p.dma_safe_max_bytes, p.cluster_mhz, p.dma_bytes_per_kcycle,
-               p.dma_latency_cycles, p.l3_bytes_per_kcycle, p.l3_latency_cycles);
+  std::fprintf(
+      f,
+      ", \"cores\": %d, \"l1_bytes\": %d, \"l1_stack_master\": %d, "
+      "\"l1_stack_worker\": %d, \"l2_bytes\": %d, \"l2_code_reserve\": %d, "
+      "\"l3_bytes\": %d, \"dma_max_cmd_bytes\": %d, \"dma_max_2d_line\": %d, "
+      "\"dma_max_2d_stride\": %d, \"dma_safe_max_bytes\": %d, \"cluster_mhz\": %d, "
+      "\"dma_bytes_per_kcycle\": %d, \"dma_latency_cycles\": %d, "
+      "\"l3_bytes_per_kcycle\": %d, \"l3_latency_cycles\": %d, "
+      "\"icache_private_bytes\": %d, \"icache_shared_bytes\": %d, "
+      "\"icache_line_bytes\": %d, \"icache_shared_refill\": %d, "
+      "\"icache_l2_refill\": %d, \"l2_data_cycles\": %d, \"tables_in_l1\": %d}",
+      p.cores, p.l1_bytes, p.l1_stack_master, p.l1_stack_worker, p.l2_bytes, p.l2_code_reserve,
+      p.l3_bytes, p.dma_max_cmd_bytes, p.dma_max_2d_line, p.dma_max_2d_stride, p.dma_safe_max_bytes,
+      p.cluster_mhz, p.dma_bytes_per_kcycle, p.dma_latency_cycles, p.l3_bytes_per_kcycle,
+      p.l3_latency_cycles, p.icache_private_bytes, p.icache_shared_bytes, p.icache_line_bytes,
+      p.icache_shared_refill, p.icache_l2_refill, p.l2_data_cycles, p.tables_in_l1 ? 1 : 0);
 }
 
 inline void problem_json(std::FILE* f, const tiling_problem& t) {
@@ -62,17 +67,18 @@ inline void problem_json(std::FILE* f, const tiling_problem& t) {
                "\"whole_rows\": %d, \"max_tile_h\": %d, \"cores\": %d, \"l1_budget\": %d, "
                "\"macs\": %" PRId64
                ", \"dma_bytes_per_kcycle\": %d, \"dma_latency\": %d, \"dma_limit\": %d, "
-               "\"dma_line_max\": %d, \"conv_scratch\": %d, \"terms\": [%" PRId64 ", %" PRId64
+               "\"dma_line_max\": %d, \"conv_scratch\": %d, \"tile_overhead\": %" PRId64
+               ", \"terms\": [%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64
                ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64
-               ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 "]}",
+               ", %" PRId64 "]}",
                static_cast<int>(t.kind), t.H, t.W, t.C, t.Hin, t.Win, t.Cin, t.kernel.h, t.kernel.w,
                t.stride.h, t.stride.w, t.pad.t, t.pad.b, t.pad.l, t.pad.r, t.dilation.h,
                t.dilation.w, t.out_bpe, t.weights_per_channel, t.params_per_channel, t.inputs,
                t.channels_follow_input ? 1 : 0, t.linear ? 1 : 0, t.whole_rows ? 1 : 0,
                t.max_tile_h, t.cores, t.l1_budget, t.macs, t.dma_bytes_per_kcycle, t.dma_latency,
-               t.dma_limit, t.dma_line_max, t.conv_scratch, t.terms.p0, t.terms.p4, t.terms.p1,
-               t.terms.s0, t.terms.s4, t.terms.s1, t.terms.u0, t.terms.u4, t.terms.u1, t.terms.q,
-               t.terms.q4, t.terms.t);
+               t.dma_limit, t.dma_line_max, t.conv_scratch, t.tile_overhead, t.terms.p0, t.terms.p4,
+               t.terms.p1, t.terms.s0, t.terms.s4, t.terms.s1, t.terms.u0, t.terms.u4, t.terms.u1,
+               t.terms.q, t.terms.q4, t.terms.t);
 }
 
 }  // namespace export_detail
