@@ -73,6 +73,8 @@ platform read_platform(const json& j) {
   p.dma_latency_cycles = get(j, "dma_latency_cycles", at);
   p.l3_bytes_per_kcycle = get(j, "l3_bytes_per_kcycle", at);
   p.l3_latency_cycles = get(j, "l3_latency_cycles", at);
+  // Optional (problem files written before it existed leave weights free to stay resident).
+  if (j.has("stream_weights")) p.stream_weights = get(j, "stream_weights", at) != 0;
   if (p.cores < 1 || p.cores > 64) throw problem_error("platform.cores: expected 1 to 64 cores");
   return p;
 }

@@ -45,11 +45,12 @@ inline void platform_json(std::FILE* f, const platform& p) {
                "\"l3_bytes\": %d, \"dma_max_cmd_bytes\": %d, \"dma_max_2d_line\": %d, "
                "\"dma_max_2d_stride\": %d, \"dma_safe_max_bytes\": %d, \"cluster_mhz\": %d, "
                "\"dma_bytes_per_kcycle\": %d, \"dma_latency_cycles\": %d, "
-               "\"l3_bytes_per_kcycle\": %d, \"l3_latency_cycles\": %d}",
+               "\"l3_bytes_per_kcycle\": %d, \"l3_latency_cycles\": %d, \"stream_weights\": %d}",
                p.cores, p.l1_bytes, p.l1_stack_master, p.l1_stack_worker, p.l2_bytes,
                p.l2_code_reserve, p.l3_bytes, p.dma_max_cmd_bytes, p.dma_max_2d_line,
                p.dma_max_2d_stride, p.dma_safe_max_bytes, p.cluster_mhz, p.dma_bytes_per_kcycle,
-               p.dma_latency_cycles, p.l3_bytes_per_kcycle, p.l3_latency_cycles);
+               p.dma_latency_cycles, p.l3_bytes_per_kcycle, p.l3_latency_cycles,
+               p.stream_weights ? 1 : 0);
 }
 
 inline void problem_json(std::FILE* f, const tiling_problem& t) {
