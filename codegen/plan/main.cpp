@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "networks/cifar10_cnn.hpp"
+#include "networks/kws.hpp"
 #include "networks/mobilenet_v1.hpp"
 #include "networks/mobilenet_v2.hpp"
 #include "networks/residual.hpp"
@@ -65,6 +66,8 @@ const entry networks[] = {
      layers_of<examples::mobilenet_v2_100_128>()},
     {"resnet_small", "small ResNet: 3 basic blocks, 32x32x3 input, FC 10",
      layers_of<examples::resnet_small>()},
+    {"kws", "keyword spotting: 49x10x1, conv 3x3/2 x64, 4 depthwise-separable blocks, FC 12",
+     layers_of<examples::kws>()},
 };
 
 struct platform_entry {
