@@ -878,13 +878,14 @@ namespace plan_detail {
 /// or else (when those and its own weights exceed L2 on their own) its thinnest buffers, the
 /// lower_bounds figures (inputs and outputs by one-row stripes through L3 where they can go
 /// there). `own_streamed`: its own weights when they stream from L3 (whole with whole
-/// activations, else the smaller of the whole and two one-channel stripes).
+/// activations, else the smaller of the whole and two one-channel stripes). `last[j]`: the
+/// last step that reads layer j's output.
 struct step_bytes {
   std::int64_t activations = 0;
   std::int64_t own_streamed = 0;
 };
-constexpr step_bytes step_bytes_of(std::span<const layer> ls, const platform& p, int i) {
-  const int n = static_cast<int>(ls.size());
+constexpr step_bytes step_bytes_of(std::span<const layer> ls, const platform& p, int i,
+                                   std::span<const int> last) {
   const layer& l = ls[static_cast<std::size_t>(i)];
   step_bytes r;
   const std::int64_t W = weight_bytes(l);
@@ -894,9 +895,7 @@ constexpr step_bytes step_bytes_of(std::span<const layer> ls, const platform& p,
   std::int64_t live_whole = 0, live_thin = 0;
   for (int j = 0; j < i; ++j) {
     const layer& o = ls[static_cast<std::size_t>(j)];
-    const int c = last_consumer(ls, j);
-    const int last = c < 0 ? n - 1 : c;
-    if (last <= i || j == l.src[0] || j == l.src[1]) continue;
+    if (last[static_cast<std::size_t>(j)] <= i || j == l.src[0] || j == l.src[1]) continue;
     live_whole += align4l(o.output_bytes());
     if (!streams_out(o)) live_thin += align4l(o.output_bytes());
   }
@@ -933,13 +932,18 @@ constexpr void choose_resident(std::span<const layer> ls, const platform& p, std
                                std::span<std::int64_t> why_needs) {
   const int n = static_cast<int>(ls.size());
   std::int64_t act[max_layers] = {}, own[max_layers] = {}, W[max_layers] = {};
+  int last[max_layers] = {};
+  for (int j = 0; j < n; ++j) {
+    const int c = last_consumer(ls, j);
+    last[j] = c < 0 ? n - 1 : c;
+  }
   std::int64_t resident = 0;
   for (int i = 0; i < n; ++i) {
     const layer& l = ls[static_cast<std::size_t>(i)];
     W[i] = align4l(weight_bytes(l));
     if (!w_l3[static_cast<std::size_t>(i)]) resident += W[i];
     if (l.kind == op::input) continue;
-    const step_bytes b = step_bytes_of(ls, p, i);
+    const step_bytes b = step_bytes_of(ls, p, i, {last, static_cast<std::size_t>(n)});
     act[i] = b.activations;
     own[i] = b.own_streamed;
   }
