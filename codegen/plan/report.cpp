@@ -193,16 +193,16 @@ void print_table(std::FILE* out, const std::string& name, const dynamic_plan& d)
     if (e.w_step >= 0)
       std::fprintf(out,
                    "weights of %zu %s (%" PRId64
-                   " B) stream from L3: with them resident, step %d "
-                   "(%s) would need %" PRId64 " B of L2, budget %d B\n",
+                   " B) stream from L3: with them resident (and the weights moved after "
+                   "them), step %d (%s) would need %" PRId64 " B of L2, budget %d B\n",
                    i, d.layers[i].name.c_str(), wb, e.w_step,
                    d.layers[static_cast<std::size_t>(e.w_step)].name.c_str(), e.w_needs,
                    s.l2_budget);
     else
       std::fprintf(out,
                    "weights of %zu %s (%" PRId64
-                   " B) stream from L3: with them resident, the L2 "
-                   "arena would peak at %" PRId64 " B, budget %d B\n",
+                   " B) stream from L3: with them resident (and the weights moved after "
+                   "them), the L2 arena would peak at %" PRId64 " B, budget %d B\n",
                    i, d.layers[i].name.c_str(), wb, e.w_needs, s.l2_budget);
   }
   const double mpc =

@@ -40,7 +40,8 @@ enum class weight_reason : std::uint8_t {
   none,      ///< the layer has no weights
   fits,      ///< resident in L2: they fit beside the activations at every step
   no_l3,     ///< resident in L2: the platform has no L3
-  l2_full,   ///< streamed from L3: with them resident, step w_step would need w_needs bytes
+  l2_full,   ///< streamed from L3: with them resident (and the weights moved to L3 after
+             ///< them), step w_step (-1: the arena) would need w_needs bytes of L2
   forced,    ///< streamed from L3: the platform forces it (platform::stream_weights)
   imported,  ///< placed by an imported joint solve (imported_l3), re-checked
 };
