@@ -413,7 +413,8 @@ struct executor {
   }();
   /// L2 arena bytes (the bidirectional stack's peak, resident weights included).
   static constexpr int required_l2_bytes = plan.summary.l2_peak > 4 ? plan.summary.l2_peak : 4;
-  /// L3 bytes: weights (when they live there) and activations streamed through it.
+  /// L3 bytes: the weights the plan streams and activations streamed through it (0 when
+  /// every weight is resident in L2 and no activation spills).
   static constexpr std::int64_t required_l3_bytes = plan.summary.l3_used;
 
   /// Whether the network was declared validly and its plan fits (otherwise plan_of has
