@@ -11,7 +11,8 @@
 // plan_of, so they can be swept without recompiling. --l1 is the L1 size before the core
 // stacks are taken, --l1-tiles the L1 left for tiles once they are (the L1 size becomes that
 // plus the stacks), --stacks the stack sizes of core 0 and of each other core, --l2 the L2
-// size before the code reserve.
+// size before the code reserve, --stream-weights streams every layer's weights from L3 (by
+// default those that fit L2 beside the activations stay resident).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "networks/cifar10_cnn.hpp"
+#include "networks/kws.hpp"
 #include "networks/mobilenet_v1.hpp"
 #include "networks/mobilenet_v2.hpp"
 #include "networks/residual.hpp"
@@ -64,6 +66,8 @@ const entry networks[] = {
      layers_of<examples::mobilenet_v2_100_128>()},
     {"resnet_small", "small ResNet: 3 basic blocks, 32x32x3 input, FC 10",
      layers_of<examples::resnet_small>()},
+    {"kws", "keyword spotting: 49x10x1, conv 3x3/2 x64, 4 depthwise-separable blocks, FC 12",
+     layers_of<examples::kws>()},
 };
 
 struct platform_entry {
@@ -75,17 +79,18 @@ const platform_entry platforms[] = {
 
 int usage(const char* why) {
   if (why != nullptr) std::fprintf(stderr, "ctile-plan: %s\n", why);
-  std::fprintf(
-      stderr,
-      "usage: ctile-plan --list\n"
-      "       ctile-plan NAME [--platform gap8|pulp128k|host] [--l1 BYTES] [--l2 BYTES]\n"
-      "                       [--objective model|dory] [--json]\n"
-      "       ctile-plan NAME --solver z3|constexpr [--platform ...] [--l1 BYTES]\n"
-      "                       [--l2 BYTES] [--json]\n"
-      "       ctile-plan MODEL.onnx [the same options]\n"
-      "  --l1 BYTES          L1 size, core stacks included\n"
-      "  --l1-tiles BYTES    L1 left for tiles (the L1 size becomes BYTES + the stacks)\n"
-      "  --stacks M[,W]      stack bytes of core 0 and of each other core (W = M if one)\n");
+  std::fprintf(stderr,
+               "usage: ctile-plan --list\n"
+               "       ctile-plan NAME [--platform gap8|pulp128k|host] [--l1 BYTES] [--l2 BYTES]\n"
+               "                       [--objective model|dory] [--json]\n"
+               "       ctile-plan NAME --solver z3|constexpr [--platform ...] [--l1 BYTES]\n"
+               "                       [--l2 BYTES] [--json]\n"
+               "       ctile-plan MODEL.onnx [the same options]\n"
+               "  --l1 BYTES          L1 size, core stacks included\n"
+               "  --l1-tiles BYTES    L1 left for tiles (the L1 size becomes BYTES + the stacks)\n"
+               "  --stacks M[,W]      stack bytes of core 0 and of each other core (W = M if one)\n"
+               "  --stream-weights    every layer's weights stream from L3 each frame (by default\n"
+               "                      those that fit L2 beside the activations stay resident)\n");
   return 2;
 }
 
@@ -157,7 +162,7 @@ int main(int argc, char** argv) {
   }
   platform p = gap8;
   objective o = objective::model;
-  bool json = false;
+  bool json = false, stream_weights = false;
   const char* solver = nullptr;
   int l1 = 0, l2 = 0, l1_tiles = 0, stack_master = -1, stack_worker = -1;
   for (int i = 2; i < argc; ++i) {
@@ -165,6 +170,8 @@ int main(int argc, char** argv) {
     auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
     if (a == "--json") {
       json = true;
+    } else if (a == "--stream-weights") {
+      stream_weights = true;
     } else if (a == "--platform") {
       const char* v = value();
       if (v == nullptr) return usage("--platform needs a value");
@@ -209,6 +216,7 @@ int main(int argc, char** argv) {
   if (l1 > 0) p = p.with_l1(l1);
   if (l1_tiles > 0) p = p.with_l1(l1_tiles + stacks);
   if (l2 > 0) p = p.with_l2(l2);
+  if (stream_weights) p = p.with_streamed_weights();
   if (p.l1_budget() <= 0) {
     char why[256];
     std::snprintf(why, sizeof why,

@@ -74,6 +74,33 @@ std::string l3_text(const l3_decision& d) {
   return b;
 }
 
+// Where a layer's weights live and why, short: "L2 fits", "L3 full@5" (with them resident,
+// step 5 would not fit L2; the numbers are printed below the table), "L3 forced", ...
+std::string weights_text(const layer_l2& e, const l3_decision& d) {
+  char b[32];
+  const char* where = d.w ? "L3" : "L2";
+  switch (e.w_why) {
+    case weight_reason::none:
+      return "-";
+    case weight_reason::fits:
+      return "L2 fits";
+    case weight_reason::no_l3:
+      return "L2 no-L3";
+    case weight_reason::l2_full:
+      if (e.w_step >= 0)
+        std::snprintf(b, sizeof b, "L3 full@%d", e.w_step);
+      else
+        std::snprintf(b, sizeof b, "L3 full@arena");
+      return b;
+    case weight_reason::forced:
+      return "L3 forced";
+    case weight_reason::imported:
+      std::snprintf(b, sizeof b, "%s joint", where);
+      return b;
+  }
+  return "?";
+}
+
 std::string triple(int a, int b, int c) {
   char t[48];
   std::snprintf(t, sizeof t, "%dx%dx%d", a, b, c);
@@ -96,9 +123,10 @@ void print_table(std::FILE* out, const std::string& name, const dynamic_plan& d)
                p.l2_code_reserve, p.l3_bytes, p.cores);
   std::fprintf(out,
                "%-3s %-10s %-9s %-12s %-12s %-11s %-9s %-11s %-10s %6s %6s %6s %6s %6s %6s "
-               "%7s %-6s %-10s %-22s %10s %6s\n",
+               "%7s %-6s %-10s %-22s %10s %6s  %s\n",
                "#", "name", "kind", "in", "out", "tile_out", "tiles", "border", "tile_in", "x", "y",
-               "w", "im2col", "kl", "total", "budget", "L3", "split", "L3->L2", "cycles", "MAC/c");
+               "w", "im2col", "kl", "total", "budget", "L3", "split", "L3->L2", "cycles", "MAC/c",
+               "weights");
   for (std::size_t i = 0; i < d.layers.size(); ++i) {
     const layer& l = d.layers[i];
     const layer_plan& q = d.plans[i];
@@ -135,13 +163,13 @@ void print_table(std::FILE* out, const std::string& name, const dynamic_plan& d)
         q.cycles > 0 ? static_cast<double>(q.macs) / static_cast<double>(q.cycles) : 0.0;
     std::fprintf(out,
                  "%-3zu %-10s %-9s %-12s %-12s %-11s %-9s %-11s %-10s %6d %6d %6d %6d %6d %6d "
-                 "%7d %-6s %-10s %-22s %10" PRId64 " %6.2f%s\n",
+                 "%7d %-6s %-10s %-22s %10" PRId64 " %6.2f  %s\n",
                  i, l.name.c_str(), op_name(l.kind), shape_text(l.in).c_str(),
                  shape_text(l.out).c_str(), tile.c_str(), tiles.c_str(), border.c_str(),
                  tin.c_str(), q.x_copies * (q.x_bytes + q.x2_bytes), q.y_copies * q.y_bytes,
                  q.w_copies * q.w_bytes, q.scratch_bytes, q.w_copies * q.kl_bytes, q.l1.total,
                  q.l1_budget, nw == 0 ? "-" : where, split_text(q.split).c_str(),
-                 l3_text(q.l3).c_str(), q.cycles, mpc, "");
+                 l3_text(q.l3).c_str(), q.cycles, mpc, weights_text(d.l2[i], q.l3).c_str());
   }
   const network_summary& s = d.summary;
   if (!s.ok()) {
@@ -157,16 +185,41 @@ void print_table(std::FILE* out, const std::string& name, const dynamic_plan& d)
                  fault_text(s.problem), s.layer, who, s.needs, s.budget);
     return;
   }
+  // Why weights stream: the step that would not hold them resident, with the bytes.
+  for (std::size_t i = 0; i < d.layers.size(); ++i) {
+    const layer_l2& e = d.l2[i];
+    if (e.w_why != weight_reason::l2_full) continue;
+    const std::int64_t wb = plan_detail::weight_bytes(d.layers[i]);
+    if (e.w_step >= 0)
+      std::fprintf(out,
+                   "weights of %zu %s (%" PRId64
+                   " B) stream from L3: with them resident (and the weights moved after "
+                   "them), step %d (%s) would need %" PRId64 " B of L2, budget %d B\n",
+                   i, d.layers[i].name.c_str(), wb, e.w_step,
+                   d.layers[static_cast<std::size_t>(e.w_step)].name.c_str(), e.w_needs,
+                   s.l2_budget);
+    else
+      std::fprintf(out,
+                   "weights of %zu %s (%" PRId64
+                   " B) stream from L3: with them resident (and the weights moved after "
+                   "them), the L2 arena would peak at %" PRId64 " B, budget %d B\n",
+                   i, d.layers[i].name.c_str(), wb, e.w_needs, s.l2_budget);
+  }
   const double mpc =
       s.cycles > 0 ? static_cast<double>(s.macs) / static_cast<double>(s.cycles) : 0.0;
+  const char* home = !s.weights_in_l3 ? "L2" : s.weights_resident == 0 ? "L3" : "L2 and L3";
   std::fprintf(out,
                "total: %" PRId64 " MACs, %" PRId64
                " cycles (%.2f MAC/cycle, %.2f ms at %d MHz); "
                "L2 arena peak %d B of %d (DORY bound %d); L3 used %" PRId64 " B; weights in %s\n",
                s.macs, s.cycles, mpc,
                static_cast<double>(s.cycles) / (p.cluster_mhz > 0 ? p.cluster_mhz : 1) / 1000.0,
-               p.cluster_mhz, s.l2_peak, s.l2_budget, s.dory_bound, s.l3_used,
-               s.weights_in_l3 ? "L3" : "L2");
+               p.cluster_mhz, s.l2_peak, s.l2_budget, s.dory_bound, s.l3_used, home);
+  std::fprintf(out,
+               "weights: %" PRId64 " B resident in L2 (staged once), %" PRId64
+               " B streamed from L3%s; L3 traffic %" PRId64 " B per frame\n",
+               s.weights_resident, s.weights_streamed,
+               p.stream_weights ? " (forced: --stream-weights)" : "", s.l3_bytes_per_frame);
 }
 
 namespace {
@@ -208,9 +261,12 @@ void print_json(std::FILE* out, const std::string& name, const dynamic_plan& d) 
   std::fprintf(out,
                ",\"problem_layer\":%d,\"needs\":%" PRId64 ",\"budget\":%" PRId64
                ",\"l2_peak\":%d,\"dory_l2_bound\":%d,\"l3_used\":%" PRId64
-               ",\"weights_in_l3\":%s,\"cycles\":%" PRId64 ",\"macs\":%" PRId64 ",\"layers\":[",
+               ",\"weights_in_l3\":%s,\"stream_weights\":%s,\"weights_resident\":%" PRId64
+               ",\"weights_streamed\":%" PRId64 ",\"l3_bytes_per_frame\":%" PRId64
+               ",\"cycles\":%" PRId64 ",\"macs\":%" PRId64 ",\"layers\":[",
                s.layer, s.needs, s.budget, s.l2_peak, s.dory_bound, s.l3_used,
-               s.weights_in_l3 ? "true" : "false", s.cycles, s.macs);
+               s.weights_in_l3 ? "true" : "false", p.stream_weights ? "true" : "false",
+               s.weights_resident, s.weights_streamed, s.l3_bytes_per_frame, s.cycles, s.macs);
   for (std::size_t i = 0; i < d.layers.size(); ++i) {
     const layer& l = d.layers[i];
     const layer_plan& q = d.plans[i];
@@ -256,6 +312,14 @@ void print_json(std::FILE* out, const std::string& name, const dynamic_plan& d) 
     std::fputc(',', out);
     json_slot(out, "y", e.y);
     std::fprintf(out, ",\"l3_w\":%d,\"l3_y\":%d}", e.l3_w, e.l3_y);
+    // Where the weights live and why (weight_reason; step and needs for "l2_full").
+    std::fprintf(out,
+                 ",\"weights\":{\"where\":\"%s\",\"why\":\"%s\",\"bytes\":%" PRId64
+                 ",\"step\":%d,\"needs\":%" PRId64 "}",
+                 e.w_why == weight_reason::none ? "none"
+                 : q.l3.w                       ? "l3"
+                                                : "l2",
+                 weight_reason_name(e.w_why), plan_detail::weight_bytes(l), e.w_step, e.w_needs);
     std::fprintf(out, ",\"split\":{\"kind\":\"%s\",\"v\":%d,\"k\":%d}", split_name(q.split.kind),
                  q.split.v, q.split.k);
     // Where the modeled cycles go (bench's split) and the L2 bytes alive during the layer.

@@ -22,4 +22,20 @@ for layer in d["layers"][1:]:
     for a in range(3):
         assert (out[a] + tile[a] - 1) // tile[a] == tiles[a], (layer["name"], a)
     assert layer["cycles"] > 0, layer["name"]
+    # Where the weights live agrees with the L3 decision, and a reason's numbers with the budget.
+    w = layer["weights"]
+    if w["bytes"] == 0:
+        assert w["where"] == "none" and w["why"] == "none", layer["name"]
+    else:
+        assert w["where"] == ("l3" if layer["l3"]["w"] else "l2"), layer["name"]
+        assert (layer["l2"]["l3_w"] >= 0) == (w["where"] == "l3"), layer["name"]
+        if d["stream_weights"]:
+            assert w["why"] == "forced", layer["name"]
+        elif w["where"] == "l2":
+            assert w["why"] in ("fits", "no_l3"), layer["name"]
+        else:
+            assert w["why"] == "l2_full" and w["needs"] > d["platform"]["l2_budget"], layer["name"]
+            resident = sum(l["weights"]["bytes"] for l in d["layers"] if l["weights"]["where"] == "l2")
+            assert resident <= d["weights_resident"], layer["name"]
+assert d["l3_bytes_per_frame"] == sum(l["l3"]["l3_bytes"] for l in d["layers"])
 print("ok", len(d["layers"]), "layers")

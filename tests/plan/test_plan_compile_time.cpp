@@ -1,6 +1,7 @@
 // The reference networks plan inside GAP-8 at compile time: 64 KiB L1 (36,700 B for tiles),
-// 512 KiB L2, 8 MiB HyperRAM, MobileNet's weights in L3, every layer within budget; and the
-// compile-time plan equals the run-time plan of the same code.
+// 512 KiB L2, 8 MiB HyperRAM, MobileNet's weights (most of them) in L3 and CIFAR-10's resident in
+// L2 (or in L3 when streaming is forced), every layer within budget; and the compile-time plan
+// equals the run-time plan of the same code.
 #include <gtest/gtest.h>
 
 #include "networks.hpp"
@@ -17,6 +18,10 @@ constexpr const auto& cifar_plan = plan_of<cifar, gap8>;
 static_assert(mnv1_plan.summary.ok());
 static_assert(cifar_plan.summary.ok());
 static_assert(mnv1_plan.summary.weights_in_l3);
+static_assert(mnv1_plan.summary.weights_streamed > 4000000);
+static_assert(!cifar_plan.summary.weights_in_l3 && cifar_plan.summary.l3_used == 0);
+static_assert(plan_of<cifar, gap8.with_streamed_weights()>.summary.weights_in_l3);
+static_assert(plan_of<cifar, gap8.with_streamed_weights()>.summary.weights_resident == 0);
 static_assert(mnv1_plan.summary.l2_peak <= gap8.l2_budget());
 
 // A layer plan is a structural value: usable as a template argument by the runtime.
@@ -29,8 +34,10 @@ TEST(PlanCompileTime, EveryLayerWithinBudget) {
     const auto& q = mnv1_plan.layers[i];
     EXPECT_TRUE(q.fits);
     EXPECT_LE(q.l1.total, 36700);
-    if (mnv1::layers[i].has_weights()) {
-      EXPECT_TRUE(q.l3.w) << i;
+    // Streamed weights say why: with them resident, some step would exceed L2.
+    if (mnv1::layers[i].has_weights() && q.l3.w) {
+      EXPECT_EQ(mnv1_plan.l2[i].w_why, weight_reason::l2_full) << i;
+      EXPECT_GT(mnv1_plan.l2[i].w_needs, gap8.l2_budget()) << i;
     }
   }
   for (std::size_t i = 1; i < cifar::size; ++i) {
@@ -45,6 +52,7 @@ TEST(PlanCompileTime, EqualsTheRunTimePlan) {
     EXPECT_EQ(a.plans[i], mnv1_plan.layers[i]) << i;
     EXPECT_EQ(a.l2[i].y, mnv1_plan.l2[i].y) << i;
     EXPECT_EQ(a.l2[i].w, mnv1_plan.l2[i].w) << i;
+    EXPECT_EQ(a.l2[i].w_why, mnv1_plan.l2[i].w_why) << i;
   }
   EXPECT_EQ(a.summary.cycles, mnv1_plan.summary.cycles);
   EXPECT_EQ(a.summary.l2_peak, mnv1_plan.summary.l2_peak);

@@ -72,14 +72,142 @@ void check_layout(const std::string& name, const test::planned& r, const platfor
   EXPECT_GE(r.summary.l2_peak, max_live);
 }
 
+// Bytes of a layer's weights and per-channel constants as stage() packs them, from the layer's
+// declaration (int8 weights, int32 bias / kappa / lambda per output channel), word-aligned.
+std::int64_t declared_weight_bytes(const layer& l) {
+  std::int64_t per_c = 0;
+  if (l.kind == op::conv) per_c = std::int64_t{l.kernel.h} * l.kernel.w * l.in.c;
+  if (l.kind == op::depthwise) per_c = std::int64_t{l.kernel.h} * l.kernel.w;
+  if (l.kind == op::linear) per_c = l.in.elements();
+  if (per_c == 0) return 0;
+  const int arrays = (l.bias ? 1 : 0) + (l.batchnorm ? 2 : 0);
+  return (std::int64_t{l.out.c} * (per_c + 4 * arrays) + 3) / 4 * 4;
+}
+
+// Where each layer's weights live agrees with why, the resident ones sit in L2 for the whole
+// run at disjoint offsets, and the totals add up. Returns the bytes of resident weights.
+std::int64_t check_residency(const std::string& name, const test::planned& r, const platform& p) {
+  SCOPED_TRACE(name);
+  const int n = static_cast<int>(r.layers.size());
+  std::int64_t resident = 0, streamed = 0, traffic = 0;
+  for (int i = 0; i < n; ++i) {
+    const layer& l = r.layers[static_cast<std::size_t>(i)];
+    const layer_plan& q = r.plans[static_cast<std::size_t>(i)];
+    const layer_l2& e = r.l2[static_cast<std::size_t>(i)];
+    traffic += q.l3.l3_bytes;
+    const std::int64_t wb = declared_weight_bytes(l);
+    if (wb == 0) {
+      EXPECT_EQ(e.w_why, weight_reason::none) << i;
+      continue;
+    }
+    if (q.l3.w) {
+      streamed += wb;
+      EXPECT_GE(e.l3_w, 0) << i;
+      EXPECT_TRUE(e.w_why == weight_reason::l2_full || e.w_why == weight_reason::forced) << i;
+      EXPECT_EQ(e.w_why == weight_reason::forced, p.stream_weights) << i;
+      if (e.w_why == weight_reason::l2_full) {
+        EXPECT_GT(e.w_needs, p.l2_budget()) << i;
+      }
+      // Streamed weights cost L3 traffic every frame.
+      EXPECT_GE(q.l3.l3_bytes, wb) << i;
+    } else {
+      resident += wb;
+      EXPECT_EQ(e.l3_w, -1) << i;
+      EXPECT_EQ(e.w_why, p.has_l3() ? weight_reason::fits : weight_reason::no_l3) << i;
+      EXPECT_FALSE(p.stream_weights && p.has_l3()) << i;
+      // Resident: the whole block in L2 from the first step to the last, below the arena's top.
+      EXPECT_EQ(e.w.bytes, wb) << i;
+      EXPECT_EQ(e.w.from, 0) << i;
+      EXPECT_EQ(e.w.until, n - 1) << i;
+      EXPECT_LE(e.w.offset + e.w.bytes, r.summary.l2_peak) << i;
+      // Nothing of it is moved per frame: only activations, if any, go through L3.
+      if (!q.l3.x && !q.l3.y) {
+        EXPECT_EQ(q.l3.l3_bytes, 0) << i;
+      }
+    }
+  }
+  EXPECT_EQ(r.summary.weights_resident, resident);
+  EXPECT_EQ(r.summary.weights_streamed, streamed);
+  EXPECT_EQ(r.summary.weights_in_l3, streamed > 0);
+  EXPECT_EQ(r.summary.l3_bytes_per_frame, traffic);
+  return resident;
+}
+
+// Every example network, with weights resident where they fit and with streaming forced: a
+// valid layout either way. Where the forced plan's arena and every weight fit L2 together,
+// every weight is resident (the planner does not stream what fits); MobileNet-v1 1.0's 4.2 MB
+// of weights mostly stream, as before.
 TEST(PlanLayout, EveryExampleNetworkOnGap8) {
+  const platform forced = gap8.with_streamed_weights();
+  int all_resident = 0;
   for (const auto& n : test::example_networks()) {
     const auto r = test::plan_at_run_time(n.layers, gap8, objective::model);
     check_layout(n.name, r, gap8);
-    // Weights live in L3 and are streamed; the arena holds no more than DORY's bound here.
-    EXPECT_TRUE(r.summary.weights_in_l3);
-    EXPECT_LE(r.summary.l2_peak, r.summary.dory_bound) << n.name;
+    const std::int64_t resident = check_residency(n.name, r, gap8);
+    // DORY's bound (a step's buffers, the resident weights and the outputs alive then) holds
+    // the bidirectional stack of a chain; a residual whose operands die together traps one of
+    // them under the sum on either side, which the bound covered only while each step's
+    // streamed weights padded it.
+    bool residual = false;
+    for (const layer& l : n.layers) residual = residual || l.kind == op::add;
+    if (!residual || r.summary.weights_resident == 0) {
+      EXPECT_LE(r.summary.l2_peak, r.summary.dory_bound) << n.name;
+    }
+    const auto f = test::plan_at_run_time(n.layers, forced, objective::model);
+    check_layout(std::string(n.name) + " streamed", f, forced);
+    EXPECT_EQ(check_residency(std::string(n.name) + " streamed", f, forced), 0);
+    EXPECT_TRUE(f.summary.weights_in_l3) << n.name;
+    std::int64_t all = 0;
+    for (const layer& l : n.layers) all += declared_weight_bytes(l);
+    EXPECT_EQ(f.summary.weights_streamed, all) << n.name;
+    EXPECT_LE(f.summary.l2_peak, f.summary.dory_bound) << n.name;
+    if (f.summary.l2_peak + all <= gap8.l2_budget()) {
+      ++all_resident;
+      EXPECT_EQ(resident, all) << n.name;
+      EXPECT_FALSE(r.summary.weights_in_l3) << n.name;
+      EXPECT_EQ(r.summary.l3_used, 0) << n.name;
+    }
+    // Resident weights never cost more L3 traffic per frame than streaming them all.
+    EXPECT_LE(r.summary.l3_bytes_per_frame, f.summary.l3_bytes_per_frame) << n.name;
+    if (std::string(n.name) == "mobilenet_v1_1.0_128") {
+      EXPECT_GT(r.summary.weights_streamed, 4000000);
+      EXPECT_LT(resident, gap8.l2_budget());
+    }
   }
+  EXPECT_GE(all_resident, 2);  // CIFAR-10 and the residual network
+}
+
+// A network whose one large layer cannot keep its weights in L2 next to the others: the small
+// ones stay resident, the large one streams, and the reason names a step whose L2 would not
+// hold them with the bytes. Forced streaming moves every one to L3.
+using split_net = network<input(8, 8, 64), pointwise(64).bn().named("a"),
+                          conv2d(128, 3).same().bn().named("big"), pointwise(64).bn().named("c")>;
+TEST(PlanLayout, WeightsSplitPerLayerWhenOnlySomeFit) {
+  const platform p = gap8.with_l2(48 * 1024).with_code_reserve(0);
+  const auto r = test::plan_at_run_time(test::layers_of<split_net>(), p, objective::model);
+  check_layout("split", r, p);
+  check_residency("split", r, p);
+  EXPECT_FALSE(r.plans[1].l3.w);
+  EXPECT_TRUE(r.plans[2].l3.w);
+  EXPECT_FALSE(r.plans[3].l3.w);
+  EXPECT_EQ(r.l2[1].w_why, weight_reason::fits);
+  EXPECT_EQ(r.l2[2].w_why, weight_reason::l2_full);
+  EXPECT_EQ(r.l2[3].w_why, weight_reason::fits);
+  EXPECT_GT(r.l2[2].w_needs, p.l2_budget());
+  EXPECT_GE(r.l2[2].w_step, 1);
+  EXPECT_EQ(r.summary.weights_resident, declared_weight_bytes(split_net::layers[1]) +
+                                            declared_weight_bytes(split_net::layers[3]));
+  // The big layer's weights alone would overflow the budget beside any activation.
+  EXPECT_GT(declared_weight_bytes(split_net::layers[2]), p.l2_budget());
+  const platform f = p.with_streamed_weights();
+  const auto s = test::plan_at_run_time(test::layers_of<split_net>(), f, objective::model);
+  check_layout("split, streamed", s, f);
+  check_residency("split, streamed", s, f);
+  for (std::size_t i = 1; i < 4; ++i) EXPECT_TRUE(s.plans[i].l3.w) << i;
+  // What stays resident is not read per frame.
+  EXPECT_EQ(
+      s.summary.l3_bytes_per_frame - r.summary.l3_bytes_per_frame,
+      declared_weight_bytes(split_net::layers[1]) + declared_weight_bytes(split_net::layers[3]));
 }
 
 TEST(PlanLayout, WithoutL3EverythingStaysInL2) {
@@ -87,9 +215,27 @@ TEST(PlanLayout, WithoutL3EverythingStaysInL2) {
   const auto r =
       test::plan_at_run_time(test::layers_of<examples::cifar10_cnn>(), p, objective::model);
   check_layout("cifar10 without L3", r, p);
+  check_residency("cifar10 without L3", r, p);
   EXPECT_FALSE(r.summary.weights_in_l3);
   for (const auto& q : r.plans) {
     EXPECT_FALSE(q.l3.x || q.l3.w || q.l3.y);
+  }
+}
+
+// Without L3 every weight is resident, and counted once: the network fits an L2 budget of
+// exactly the arena it needs (counting a layer's weights again in its own step would not).
+TEST(PlanLayout, WithoutL3WeightsCountOnce) {
+  for (const auto& ls : {test::layers_of<examples::cifar10_cnn>(),
+                         test::layers_of<examples::resnet_small>(), test::layers_of<split_net>()}) {
+    const platform roomy = gap8.with_l3(0).with_code_reserve(0).with_l2(1 << 20);
+    const auto r = test::plan_at_run_time(ls, roomy, objective::model);
+    ASSERT_TRUE(r.summary.ok());
+    const platform exact = roomy.with_l2(r.summary.l2_peak);
+    const auto e = test::plan_at_run_time(ls, exact, objective::model);
+    ASSERT_TRUE(e.summary.ok()) << e.summary.layer << " needs " << e.summary.needs;
+    check_layout("without L3, exact L2", e, exact);
+    check_residency("without L3, exact L2", e, exact);
+    EXPECT_EQ(e.summary.l2_peak, r.summary.l2_peak);
   }
 }
 

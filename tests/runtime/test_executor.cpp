@@ -57,6 +57,106 @@ TEST(Executor, Cifar10WithoutL3) {
   check_network<examples::cifar10_cnn, no_l3>("no L3");
 }
 
+// Bytes of a layer's weights and per-channel constants, from its declaration (int8 weights,
+// int32 bias / kappa / lambda per output channel).
+std::uint64_t declared_weight_bytes(const layer& l) {
+  std::uint64_t per_c = 0;
+  if (l.kind == op::conv) per_c = std::uint64_t(l.kernel.h) * l.kernel.w * l.in.c;
+  if (l.kind == op::depthwise) per_c = std::uint64_t(l.kernel.h) * l.kernel.w;
+  if (l.kind == op::linear) per_c = static_cast<std::uint64_t>(l.in.elements());
+  const int arrays = (l.bias ? 1 : 0) + (l.batchnorm ? 2 : 0);
+  return per_c == 0 ? 0 : std::uint64_t(l.out.c) * (per_c + 4 * arrays);
+}
+
+// The bytes a run reads from L3 (stage() writes the image beforehand, outside the run).
+template <class Net, platform Plat>
+std::uint64_t l3_reads() {
+  return test::run_on_host<Net, Plat>(hal::completion::at_wait, 3)
+      .traffic.bytes_on(hal::traffic_path::l3_to_l2);
+}
+
+// On GAP-8 CIFAR-10's 108 KB of weights stay resident in L2: staged once, read in place, never
+// read from L3 (the run above, bit-exact). Streaming forced, they come from L3 every frame,
+// every byte once, and the network stays bit-exact.
+static_assert(!executor<examples::cifar10_cnn, gap8>::plan.summary.weights_in_l3);
+static_assert(executor<examples::cifar10_cnn, test::streamed>::plan.summary.weights_resident == 0);
+TEST(Executor, Cifar10WeightsResidentReadNothingFromL3) {
+  EXPECT_EQ((l3_reads<examples::cifar10_cnn, gap8>()), 0u);
+}
+TEST(Executor, Cifar10StreamedWeights) {
+  check_network<examples::cifar10_cnn, test::streamed>("streamed weights");
+  std::uint64_t all = 0;
+  for (const layer& l : examples::cifar10_cnn::layers) all += declared_weight_bytes(l);
+  EXPECT_EQ((l3_reads<examples::cifar10_cnn, test::streamed>()), all);
+}
+
+// One large layer among small ones on a small L2: the small layers' weights resident, the large
+// one's streamed by channel stripes; bit-exact, and only the large layer's weights read from L3.
+using split_net = network<input(8, 8, 64), pointwise(64).bn().requantized(1, 1 << 9).named("a"),
+                          conv2d(128, 3).same().bn().requantized(1, 1 << 12).named("big"),
+                          pointwise(64).bn().requantized(1, 1 << 11).named("c")>;
+constexpr platform split_l2 = gap8.with_l2(48 * 1024).with_code_reserve(0).named("split-l2");
+TEST(Executor, WeightsSplitBetweenL2AndL3) {
+  using E = executor<split_net, split_l2>;
+  ASSERT_FALSE(E::plan.layers[1].l3.w);
+  ASSERT_TRUE(E::plan.layers[2].l3.w);
+  ASSERT_FALSE(E::plan.layers[3].l3.w);
+  check_network<split_net, split_l2>("split");
+  EXPECT_EQ((l3_reads<split_net, split_l2>()), declared_weight_bytes(split_net::layers[2]));
+  check_network<split_net, split_l2.with_streamed_weights()>("split, streamed");
+}
+
+// The network input in L3, as a joint solve may place it (imported decisions, re-checked by
+// finish_network_imported): the first layer reads it by row bands from L3 while its weights
+// and the last layer's are resident in L2 and the big layer's stream whole, prefetched. The run
+// reads from L3 exactly the input and the big layer's weights, and is bit-exact. With streaming
+// forced, the same decisions are refused, naming the first resident layer.
+TEST(Executor, InputInL3WithResidentWeights) {
+  const auto& d = test::data<split_net>();
+  const std::vector<layer> ls(split_net::layers.begin(), split_net::layers.end());
+  std::vector<layer_plan> plans(ls.size());
+  plan_layers(ls, gap8, objective::model, plans);
+  std::vector<imported_l3> choice(ls.size());
+  for (std::size_t i = 0; i < ls.size(); ++i)
+    choice[i] = {false, ls[i].out.c, false, ls[i].out.h, false};
+  choice[0].y = true;
+  choice[1].prefetch_next = true;
+  choice[2].w = true;
+  std::vector<layer_l2> l2(ls.size());
+  const network_summary s = finish_network_imported(ls, gap8, plans, l2, choice);
+  ASSERT_TRUE(s.ok()) << imported_constraint_text(s.violated) << " at " << s.layer;
+  ASSERT_GE(l2[0].l3_y, 0);
+  ASSERT_TRUE(plans[1].l3.x);
+  EXPECT_EQ(l2[1].w_why, weight_reason::imported);
+  EXPECT_EQ(l2[1].l3_w, -1);
+  EXPECT_GE(l2[2].l3_w, 0);
+  std::vector<kernels::requant_plan> quant(ls.size());
+  for (std::size_t i = 0; i < ls.size(); ++i) quant[i] = kernels::plan_for(ls[i], d.params[i]);
+  int l1 = 4;
+  for (const auto& q : plans) l1 = q.l1.total > l1 ? q.l1.total : l1;
+  const std::span<const std::uint8_t> in(d.input.data(), d.input.size());
+  const auto want = reference::run(split_net::layers, d.params, in);
+  for (auto mode : {hal::completion::at_wait, hal::completion::random}) {
+    schedule::host_run_options o;
+    o.mode = mode;
+    o.seed = 5;
+    o.cores = gap8.cores;
+    const auto r = schedule::run_on_host(schedule::plan_view{ls, plans, l2}, l1, s.l2_peak,
+                                         s.l3_used, d.params, in, quant, o);
+    for (const auto& pr : r.problems) ADD_FAILURE() << pr;
+    for (std::size_t i = 1; i < ls.size(); ++i) EXPECT_EQ(r.outputs[i], want[i]) << i;
+    EXPECT_EQ(r.traffic.bytes_on(hal::traffic_path::l3_to_l2),
+              static_cast<std::uint64_t>(split_net::input_shape.elements()) +
+                  declared_weight_bytes(ls[2]));
+  }
+  std::vector<layer_l2> l2f(ls.size());
+  const network_summary f =
+      finish_network_imported(ls, gap8.with_streamed_weights(), plans, l2f, choice);
+  EXPECT_EQ(f.violated, imported_constraint::weights_resident_while_streaming_forced);
+  EXPECT_EQ(f.layer, 1);
+  EXPECT_EQ(f.needs, static_cast<std::int64_t>(declared_weight_bytes(ls[1])));
+}
+
 // Two layers of the same shape, named apart, reading different tensors, with different
 // requantization constants: one loop nest serves both, and the network stays bit-exact.
 using twins = network<input(12, 10, 16),                                   //
@@ -75,11 +175,12 @@ TEST(Executor, LayersOfOneShapeShareALoopNest) {
     EXPECT_NE(t[1], t[3]);
     EXPECT_NE(t[1], nullptr);
   }
-  // Their plans differ in what the executor does around the loop (layer a prefetches b's
-  // weights, b prefetches c's), not in the tiling.
-  static_assert(executor<twins, gap8>::plan.layers[1] != executor<twins, gap8>::plan.layers[2]);
-  static_assert(schedule::loop_key(executor<twins, gap8>::plan.layers[1]) ==
-                schedule::loop_key(executor<twins, gap8>::plan.layers[2]));
+  // With their weights streamed, their plans differ in what the executor does around the loop
+  // (layer a prefetches b's weights, b prefetches c's), not in the tiling.
+  using streamed_twins = executor<twins, test::streamed>;
+  static_assert(streamed_twins::plan.layers[1] != streamed_twins::plan.layers[2]);
+  static_assert(schedule::loop_key(streamed_twins::plan.layers[1]) ==
+                schedule::loop_key(streamed_twins::plan.layers[2]));
   check_network<twins, gap8>("gap8");
   check_network<twins, tiny_l1>("tiny L1");
 }

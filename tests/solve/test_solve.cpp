@@ -385,6 +385,32 @@ TEST(SolveJoint, EditedDecisionsFailTheCheck) {
     }
 }
 
+// Streaming forced by the platform reaches the joint problem through the export: every layer's
+// weights go to L3, and a resident layer edited in fails the compiler's check, named.
+TEST(SolveJoint, ForcedStreamingLeavesNoWeightResident) {
+  const platform f = gap8.with_streamed_weights();
+  const problem_set s = read_problems(exported(layers_of<examples::cifar10_cnn>(), f));
+  ASSERT_TRUE(s.target.stream_weights);
+  const joint_solution j = solve_joint(s, {});
+  ASSERT_TRUE(j.ok) << j.error;
+  EXPECT_TRUE(check_joint(s, j).ok());
+  int streamed = 0;
+  for (const auto& l : j.layers) {
+    if (examples::cifar10_cnn::layers[static_cast<std::size_t>(l.index)].has_weights()) {
+      EXPECT_TRUE(l.place.w) << l.index;
+      ++streamed;
+    }
+  }
+  EXPECT_EQ(streamed, 5);
+  joint_solution edited = j;
+  auto& conv1 = edited.layers[1].place;
+  conv1 = {false, examples::cifar10_cnn::layers[1].out.c, conv1.y, conv1.y_stripe_h, false};
+  edited.layers[0].place.prefetch_next = false;
+  const network_summary v = check_joint(s, edited);
+  EXPECT_EQ(v.violated, imported_constraint::weights_resident_while_streaming_forced);
+  EXPECT_EQ(v.layer, 1);
+}
+
 TEST(SolveJoint, WithoutL3ItIsTheSumOfLayerOptima) {
   const platform no_l3 = gap8.with_l3(0);
   const problem_set s = read_problems(exported(layers_of<examples::cifar10_cnn>(), no_l3));

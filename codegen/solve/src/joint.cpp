@@ -278,6 +278,9 @@ joint_solution solve_joint(const problem_set& s, const solve_options& o) {
     pf.push_back(B("pf", i));  // prefetches the next layer's whole weights
     hard.push_back(!(wl.back() && ws.back()));
     if (!p.has_l3() || l.weight_bytes == 0) hard.push_back(!wl.back() && !ws.back());
+    // Streaming forced by the platform: no weights resident.
+    else if (p.stream_weights)
+      hard.push_back(wl.back() || ws.back());
     // No L3, or a linear layer (whose output the greedy cascade never bands either).
     if (!p.has_l3() || l.kind == op::linear) hard.push_back(!yl.back());
     z3::expr one = I(0);

@@ -82,6 +82,8 @@ platform read_platform(const json& j) {
   p.tables_in_l1 = get(j, "tables_in_l1", at) != 0;
   if (p.icache_line_bytes < 1)
     throw problem_error("platform.icache_line_bytes: expected at least 1 byte");
+  // Optional (problem files written before it existed leave weights free to stay resident).
+  if (j.has("stream_weights")) p.stream_weights = get(j, "stream_weights", at) != 0;
   if (p.cores < 1 || p.cores > 64) throw problem_error("platform.cores: expected 1 to 64 cores");
   return p;
 }

@@ -95,6 +95,7 @@ enum class imported_constraint : std::uint8_t {
   layer_buffers_exceed_l2,              ///< Value: L2 bytes the step needs, Limit: the L2 budget
   l2_stack_exceeds_budget,  ///< Value: the stack's bytes at this step, Limit: the budget
   l3_placement_exceeds_l3,  ///< Value: L3 bytes placed, Limit: the L3 size
+  weights_resident_while_streaming_forced,  ///< Value: the layer's weight bytes, Limit: 0
 };
 
 constexpr const char* imported_constraint_text(imported_constraint c) {
@@ -161,6 +162,8 @@ constexpr const char* imported_constraint_text(imported_constraint c) {
       return "the L2 bidirectional stack exceeds the L2 budget at this layer";
     case imported_constraint::l3_placement_exceeds_l3:
       return "the weights and outputs placed in L3 exceed its size";
+    case imported_constraint::weights_resident_while_streaming_forced:
+      return "the weights are resident in L2 while the platform forces them to stream from L3";
   }
   return "?";
 }

@@ -35,16 +35,50 @@ struct l2_slot {
   friend constexpr bool operator==(const l2_slot&, const l2_slot&) = default;
 };
 
+/// Why a layer's weights live where they do (layer_l2::w_why).
+enum class weight_reason : std::uint8_t {
+  none,      ///< the layer has no weights
+  fits,      ///< resident in L2: they fit beside the activations at every step
+  no_l3,     ///< resident in L2: the platform has no L3
+  l2_full,   ///< streamed from L3: with them resident (and the weights moved to L3 after
+             ///< them), step w_step (-1: the arena) would need w_needs bytes of L2
+  forced,    ///< streamed from L3: the platform forces it (platform::stream_weights)
+  imported,  ///< placed by an imported joint solve (imported_l3), re-checked
+};
+constexpr const char* weight_reason_name(weight_reason r) {
+  switch (r) {
+    case weight_reason::none:
+      return "none";
+    case weight_reason::fits:
+      return "fits";
+    case weight_reason::no_l3:
+      return "no_l3";
+    case weight_reason::l2_full:
+      return "l2_full";
+    case weight_reason::forced:
+      return "forced";
+    case weight_reason::imported:
+      return "imported";
+  }
+  return "?";
+}
+
 /// A layer's L2 buffers: its output (whole, or double-buffered row stripes when the output
-/// goes to L3), its weights (whole or double-buffered channel stripes, prefetched during the
-/// previous layer) and, when its input is read from L3, the input stripes. An input held in L2
-/// is the producing layer's `y`.
+/// goes to L3), its weights (resident for the whole run, or whole or double-buffered channel
+/// stripes from L3, prefetched during the previous layer) and, when its input is read from
+/// L3, the input stripes. An input held in L2 is the producing layer's `y`.
 struct layer_l2 {
   l2_slot x{};
   l2_slot w{};
   l2_slot y{};
-  int l3_w = -1;  ///< L3 offset of the weights (-1: not in L3)
+  int l3_w = -1;  ///< L3 offset of the weights (-1: not in L3: resident in L2, or none)
   int l3_y = -1;  ///< L3 offset of the output (-1: not in L3)
+  /// Why the weights are resident in L2 or streamed from L3; for weight_reason::l2_full, the
+  /// step whose L2 would not hold them (w_step) and the bytes it would need with them
+  /// resident (w_needs), against the L2 budget.
+  weight_reason w_why = weight_reason::none;
+  int w_step = -1;
+  std::int64_t w_needs = 0;
 };
 
 /// What went wrong, if anything.
@@ -72,7 +106,10 @@ struct network_summary {
   int dory_bound = 0;  ///< max_i(x_i + w_i + w_i+1 + y_i) + live residuals
   std::int64_t l3_used = 0;
   std::int64_t l3_budget = 0;
-  bool weights_in_l3 = false;
+  bool weights_in_l3 = false;           ///< some layer's weights stream from L3
+  std::int64_t weights_resident = 0;    ///< bytes of weights resident in L2 (staged once)
+  std::int64_t weights_streamed = 0;    ///< bytes of weights in L3 (read every frame)
+  std::int64_t l3_bytes_per_frame = 0;  ///< L3 <-> L2 traffic of one inference (every layer)
   std::int64_t cycles = 0;
   std::int64_t macs = 0;
   imported_constraint violated = imported_constraint::none;  ///< for plan_fault::imported
@@ -177,6 +214,8 @@ constexpr void l3_traffic(const layer& l, const layer_plan& lp, const platform& 
 /// (3) weights by output-channel stripes, (4) output rows to L3, (5) both, whose buffers fit
 /// `budget` next to `prefetch` bytes of the next layer's weights. Stripes are whole L1 tiles
 /// (channel stripes a multiple of tile_c, row stripes of tile_h) and double-buffered.
+/// Weights not in L3 (`weights_in_l3` false) are resident: the caller has taken them out of
+/// `budget` with the other resident weights, so they are not counted again here.
 /// Returns stage 0 if nothing fits, with the least bytes it would need in `l2_x`.
 constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const platform& p,
                                  int inputs_in_l3, bool weights_in_l3, std::int64_t budget,
@@ -231,7 +270,8 @@ constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const pla
         if (wc == 0) wc = tc;  // does not fit: reported below
         wb = 2 * align4l(wc * per_channel_w);
       }
-      const std::int64_t total = xb + x_resident + yb + (has_w ? wb : 0) + prefetch;
+      const std::int64_t total =
+          xb + x_resident + yb + (has_w && weights_in_l3 ? wb : 0) + prefetch;
       if (total <= budget) {
         d.w = weights_in_l3 && has_w;
         d.x = input_in_l3;
@@ -266,7 +306,9 @@ constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const pla
     const std::int64_t xb =
         input_in_l3 ? 2 * align4l(in_rows(th) * in_row) + x_resident : align4l(X);
     const std::int64_t yb = can_rows ? 2 * align4l(std::int64_t{th} * row_y) : align4l(Y);
-    const std::int64_t wb = can_stripe_w ? 2 * align4l(tc * per_channel_w) : align4l(W);
+    const std::int64_t wb = can_stripe_w    ? 2 * align4l(tc * per_channel_w)
+                            : weights_in_l3 ? align4l(W)
+                                            : 0;
     d.l2_x = static_cast<int>(xb + yb + wb + prefetch);
     return d;
   }
@@ -444,13 +486,15 @@ constexpr void choose_channel_major(std::span<const layer> ls, std::span<layer_p
   }
 }
 
-/// Completes a network's plan from its layers' L1 plans: decides where weights live, runs the
-/// L3 cascade per layer, lays the L2 arena out as a bidirectional stack (each layer's output
-/// on the side opposite its input, the next layer's weights prefetched above it, residual
-/// outputs kept until their last consumer) and totals the cycles.
+/// Completes a network's plan from its layers' L1 plans, given where each layer's weights live
+/// (`w_l3[i]`: streamed from L3, else resident in L2 for the whole run): runs the L3 cascade
+/// per layer next to the resident weights, lays the L2 arena out as a bidirectional stack
+/// (resident weights at the bottom, each layer's output on the side opposite its input, the
+/// next layer's streamed weights prefetched above it, residual outputs kept until their last
+/// consumer) and totals the cycles.
 constexpr network_summary finish_network_with(std::span<const layer> ls, const platform& p,
                                               std::span<layer_plan> plans, std::span<layer_l2> l2,
-                                              std::int64_t slack) {
+                                              std::int64_t slack, std::span<const bool> w_l3) {
   using plan_detail::align4l;
   network_summary s;
   const int n = static_cast<int>(ls.size());
@@ -458,7 +502,7 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
   s.l2_budget = p.l2_budget();
   s.l3_budget = p.l3_bytes;
   // Input that did not come from shape inference is reported, not read out of bounds.
-  if (plans.size() != ls.size() || l2.size() != ls.size()) {
+  if (plans.size() != ls.size() || l2.size() != ls.size() || w_l3.size() != ls.size()) {
     s.problem = plan_fault::not_inferred;
     return s;
   }
@@ -478,12 +522,23 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
       return s;
     }
   }
-  // Weights stay in L2 for the whole run when there is no L3; otherwise they live in L3 and
-  // each layer's are brought in (prefetched) when it runs.
-  std::int64_t all_weights = 0;
-  for (const auto& l : ls) all_weights += align4l(plan_detail::weight_bytes(l));
-  s.weights_in_l3 = p.has_l3();
-  const std::int64_t resident = s.weights_in_l3 ? 0 : all_weights;
+  // Resident weights stay in L2 for the whole run; the others live in L3 and each layer's are
+  // brought in (prefetched) when it runs.
+  auto streams = [&](int i) {
+    return i < n && w_l3[static_cast<std::size_t>(i)] && p.has_l3() &&
+           plan_detail::weight_bytes(ls[static_cast<std::size_t>(i)]) > 0;
+  };
+  std::int64_t resident = 0;
+  for (int i = 0; i < n; ++i) {
+    const std::int64_t wb = align4l(plan_detail::weight_bytes(ls[static_cast<std::size_t>(i)]));
+    if (streams(i)) {
+      s.weights_in_l3 = true;
+      s.weights_streamed += wb;
+    } else {
+      resident += wb;
+    }
+  }
+  s.weights_resident = resident;
 
   if (n > max_layers) {
     s.problem = plan_fault::too_many_layers;
@@ -499,23 +554,19 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
     last[i] = c < 0 ? n - 1 : c;
   }
 
-  // L3: every layer's weights first (when they live there), then outputs placed there.
+  // L3: the streamed weights first, then outputs placed there.
   std::int64_t l3_next = 0;
-  if (s.weights_in_l3) {
-    for (int i = 0; i < n; ++i) {
-      auto& e = l2[static_cast<std::size_t>(i)];
-      const std::int64_t wb = plan_detail::weight_bytes(ls[static_cast<std::size_t>(i)]);
-      e.l3_w = wb > 0 ? static_cast<int>(l3_next) : -1;
-      l3_next += align4l(wb);
-    }
+  for (int i = 0; i < n; ++i) {
+    if (!streams(i)) continue;
+    l2[static_cast<std::size_t>(i)].l3_w = static_cast<int>(l3_next);
+    l3_next += align4l(plan_detail::weight_bytes(ls[static_cast<std::size_t>(i)]));
   }
   // The cascade of a layer depends on the L2 buffer the next layer's weights take (prefetched
   // while this one runs), which depends on the next layer's own cascade: iterate, starting
   // from whole weights, and keep a prefetch only where the final sizes fit.
   std::int64_t est_w[max_layers + 1] = {};
   for (int i = 0; i < cap; ++i)
-    est_w[i] =
-        s.weights_in_l3 ? align4l(plan_detail::weight_bytes(ls[static_cast<std::size_t>(i)])) : 0;
+    est_w[i] = streams(i) ? align4l(plan_detail::weight_bytes(ls[static_cast<std::size_t>(i)])) : 0;
   const std::int64_t l3_acts = l3_next;
   for (int pass = 0; pass < 3; ++pass) {
     l3_next = l3_acts;
@@ -528,7 +579,7 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
         lp.l3.stage = 1;
         lp.l3.l2_y = align4l(l.output_bytes());
         lp.l3.y_stripe_h = l.out.h;
-        lp.l3.prefetch_next = s.weights_in_l3 && i + 1 < n;
+        lp.l3.prefetch_next = streams(i + 1);
         continue;
       }
       // Outputs alive across this step, other than this layer's inputs (residuals).
@@ -541,13 +592,13 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
       int in_l3 = 0;
       for (int k = 0; k < l.inputs(); ++k)
         if (plans[static_cast<std::size_t>(l.src[k])].l3.y) ++in_l3;
-      const std::int64_t next_w = s.weights_in_l3 && i + 1 < n ? est_w[i + 1] : 0;
+      const std::int64_t next_w = streams(i + 1) ? est_w[i + 1] : 0;
       const std::int64_t room = budget - slack - resident - live;
-      l3_decision d = l3_cascade(l, lp, p, in_l3, s.weights_in_l3, room, next_w);
+      l3_decision d = l3_cascade(l, lp, p, in_l3, streams(i), room, next_w);
       d.prefetch_next = next_w > 0;
       if (d.stage == 0 && next_w > 0) {
         // The next layer's weights can also be fetched when it starts: retry without.
-        d = l3_cascade(l, lp, p, in_l3, s.weights_in_l3, room, 0);
+        d = l3_cascade(l, lp, p, in_l3, streams(i), room, 0);
         d.prefetch_next = false;
       }
       // Row stripes through L3 hold whole L1 row tiles: when even one is too big, re-plan the
@@ -558,10 +609,10 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
         layer_plan np = plan_problem(P, lp.goal);
         if (!np.fits) break;
         np.max_tile_h = cap;
-        d = l3_cascade(l, np, p, in_l3, s.weights_in_l3, room, next_w);
+        d = l3_cascade(l, np, p, in_l3, streams(i), room, next_w);
         d.prefetch_next = next_w > 0;
         if (d.stage == 0 && next_w > 0) {
-          d = l3_cascade(l, np, p, in_l3, s.weights_in_l3, room, 0);
+          d = l3_cascade(l, np, p, in_l3, streams(i), room, 0);
           d.prefetch_next = false;
         }
         if (d.stage != 0) lp = np;
@@ -582,23 +633,25 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
         l3_next += align4l(l.output_bytes());
       }
     }
-    for (int i = 0; i < cap; ++i) est_w[i] = plans[static_cast<std::size_t>(i)].l3.l2_w;
+    for (int i = 0; i < cap; ++i)
+      est_w[i] = streams(i) ? plans[static_cast<std::size_t>(i)].l3.l2_w : 0;
   }
   // A prefetch decided with an estimate smaller than the final buffer is dropped.
   for (int i = 0; i + 1 < cap; ++i) {
     auto& d = plans[static_cast<std::size_t>(i)].l3;
     if (d.prefetch_next && d.prefetch_bytes < plans[static_cast<std::size_t>(i + 1)].l3.l2_w)
       d.prefetch_next = false;
-    if (!s.weights_in_l3 || plans[static_cast<std::size_t>(i + 1)].l3.l2_w == 0)
+    if (!streams(i + 1) || plans[static_cast<std::size_t>(i + 1)].l3.l2_w == 0)
       d.prefetch_next = false;
   }
   s.l3_used = l3_next;
   if (p.has_l3() && l3_next > p.l3_bytes) {
-    // The layer whose weights or output go above L3, in the order they are placed (every
-    // layer's weights, then the outputs).
+    // The layer whose weights or output go above L3, in the order they are placed (the
+    // streamed weights, then the outputs).
     s.problem = plan_fault::l3;
     std::int64_t used = 0;
-    for (int i = 0; i < n && s.layer < 0 && s.weights_in_l3; ++i) {
+    for (int i = 0; i < n && s.layer < 0; ++i) {
+      if (!streams(i)) continue;
       const std::int64_t wb = align4l(plan_detail::weight_bytes(ls[static_cast<std::size_t>(i)]));
       used += wb;
       if (wb > 0 && used > p.l3_bytes) s.layer = i, s.needs = used;
@@ -626,6 +679,7 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
   for (int i = 0; i < n; ++i) {
     s.cycles += plans[static_cast<std::size_t>(i)].cycles;
     s.macs += plans[static_cast<std::size_t>(i)].macs;
+    s.l3_bytes_per_frame += plans[static_cast<std::size_t>(i)].l3.l3_bytes;
   }
   return s;
 }
@@ -718,6 +772,8 @@ constexpr network_summary finish_network_imported(std::span<const layer> ls, con
     const std::int64_t W = plan_detail::weight_bytes(l);
     if (c.w && W == 0) return fail(i, C::weights_in_l3_without_weights, 0, 1);
     if (c.w && !p.has_l3()) return fail(i, C::weights_in_l3_without_l3, W, p.l3_bytes);
+    if (!c.w && W > 0 && p.has_l3() && p.stream_weights)
+      return fail(i, C::weights_resident_while_streaming_forced, W, 0);
     if (c.y && !p.has_l3())
       return fail(i, C::output_in_l3_without_l3, l.output_bytes(), p.l3_bytes);
     if (c.w_stripe_c < 1 || c.w_stripe_c > l.out.c || (!c.w && c.w_stripe_c != l.out.c))
@@ -758,10 +814,12 @@ constexpr network_summary finish_network_imported(std::span<const layer> ls, con
     if (!choice[static_cast<std::size_t>(i)].w)
       resident += align4l(plan_detail::weight_bytes(ls[static_cast<std::size_t>(i)]));
   s.weights_in_l3 = false;
+  s.weights_resident = resident;
   for (int i = 0; i < n; ++i) {
     const layer& l = ls[static_cast<std::size_t>(i)];
     layer_plan& lp = plans[static_cast<std::size_t>(i)];
     s.weights_in_l3 = s.weights_in_l3 || lp.l3.w;
+    if (lp.l3.w) s.weights_streamed += align4l(plan_detail::weight_bytes(l));
     const std::int64_t next_w =
         lp.l3.prefetch_next ? plans[static_cast<std::size_t>(i + 1)].l3.l2_w : 0;
     lp.l3.prefetch_bytes = static_cast<int>(next_w);
@@ -807,21 +865,201 @@ constexpr network_summary finish_network_imported(std::span<const layer> ls, con
   for (int i = 0; i < n; ++i) {
     s.cycles += plans[static_cast<std::size_t>(i)].cycles;
     s.macs += plans[static_cast<std::size_t>(i)].macs;
+    s.l3_bytes_per_frame += plans[static_cast<std::size_t>(i)].l3.l3_bytes;
+    if (plan_detail::weight_bytes(ls[static_cast<std::size_t>(i)]) > 0)
+      l2[static_cast<std::size_t>(i)].w_why = weight_reason::imported;
   }
   return s;
 }
 
-/// Completes a network's plan (see finish_network_with). The per-layer cascade budgets each
-/// step on its own; when the stack's layout then peaks above L2 (buffers trapped under longer
-/// lived ones), the cascade is rerun with that much less room, a few times at most.
+namespace plan_detail {
+
+/// Step `i`'s L2 bytes other than resident weights, as the residency choice (choose_resident)
+/// estimates them: its inputs, output and the outputs alive across it whole in L2 (`whole`),
+/// or else (when those and its own weights exceed L2 on their own) its thinnest buffers, the
+/// lower_bounds figures (inputs and outputs by one-row stripes through L3 where they can go
+/// there). `own_streamed`: its own weights when they stream from L3 (whole with whole
+/// activations, else the smaller of the whole and two one-channel stripes). `last[j]`: the
+/// last step that reads layer j's output.
+struct step_bytes {
+  std::int64_t activations = 0;
+  std::int64_t own_streamed = 0;
+};
+constexpr step_bytes step_bytes_of(std::span<const layer> ls, const platform& p, int i,
+                                   std::span<const int> last) {
+  const layer& l = ls[static_cast<std::size_t>(i)];
+  step_bytes r;
+  const std::int64_t W = weight_bytes(l);
+  auto streams_out = [&](const layer& o) {
+    return p.has_l3() && o.kind != op::linear && o.kind != op::input;
+  };
+  std::int64_t live_whole = 0, live_thin = 0;
+  for (int j = 0; j < i; ++j) {
+    const layer& o = ls[static_cast<std::size_t>(j)];
+    if (last[static_cast<std::size_t>(j)] <= i || j == l.src[0] || j == l.src[1]) continue;
+    live_whole += align4l(o.output_bytes());
+    if (!streams_out(o)) live_thin += align4l(o.output_bytes());
+  }
+  const std::int64_t row_y = std::int64_t{l.out.w} * l.out.c * l.output_bytes_per_element();
+  const std::int64_t whole = align4l(input_bytes(l)) + align4l(row_y * l.out.h) + live_whole;
+  if (whole + align4l(W) <= p.l2_budget()) {
+    r.activations = whole;
+    r.own_streamed = align4l(W);
+    return r;
+  }
+  int in_l3 = 0;
+  for (int k = 0; k < l.inputs(); ++k)
+    if (streams_out(ls[static_cast<std::size_t>(l.src[k])])) ++in_l3;
+  const std::int64_t in_row = std::int64_t{l.in.w} * l.in.c * in_l3;
+  const std::int64_t x = in_l3 > 0 ? 2 * align4l(band_input_rows(l, 1) * in_row) +
+                                         align4l(l.in.elements()) * (l.inputs() - in_l3)
+                                   : align4l(input_bytes(l));
+  const std::int64_t y = streams_out(l) ? 2 * align4l(row_y) : align4l(row_y * l.out.h);
+  r.activations = x + y + live_thin;
+  const std::int64_t stripes = l.out.c > 0 ? 2 * align4l(W / l.out.c) : 0;
+  r.own_streamed = W == 0 ? 0 : stripes < align4l(W) ? stripes : align4l(W);
+  return r;
+}
+
+/// Where each layer's weights live, before the full plan (finish_network) has the last word.
+/// All resident in L2 to start with; while some step's estimated L2 (step_bytes_of: every
+/// resident weight, its activations, its own weights when streamed) exceeds the budget, the
+/// resident weights that relieve that step the most move to L3: the largest (ties: the later
+/// layer), the step's own weights counting only what streaming them saves there. Records,
+/// per moved layer, the step and the bytes it would have needed. A step that no move relieves
+/// is left to the cascade (its activations go through L3 by stripes).
+constexpr void choose_resident(std::span<const layer> ls, const platform& p, std::span<bool> w_l3,
+                               std::span<weight_reason> why, std::span<int> why_step,
+                               std::span<std::int64_t> why_needs) {
+  const int n = static_cast<int>(ls.size());
+  std::int64_t act[max_layers] = {}, own[max_layers] = {}, W[max_layers] = {};
+  int last[max_layers] = {};
+  for (int j = 0; j < n; ++j) {
+    const int c = last_consumer(ls, j);
+    last[j] = c < 0 ? n - 1 : c;
+  }
+  std::int64_t resident = 0;
+  for (int i = 0; i < n; ++i) {
+    const layer& l = ls[static_cast<std::size_t>(i)];
+    W[i] = align4l(weight_bytes(l));
+    if (!w_l3[static_cast<std::size_t>(i)]) resident += W[i];
+    if (l.kind == op::input) continue;
+    const step_bytes b = step_bytes_of(ls, p, i, {last, static_cast<std::size_t>(n)});
+    act[i] = b.activations;
+    own[i] = b.own_streamed;
+  }
+  const std::int64_t budget = p.l2_budget();
+  for (int moves = 0; moves < n; ++moves) {
+    int over = -1;
+    std::int64_t need = 0;
+    for (int i = 0; i < n && over < 0; ++i) {
+      if (ls[static_cast<std::size_t>(i)].kind == op::input) continue;
+      const std::int64_t t = resident + act[i] + (w_l3[static_cast<std::size_t>(i)] ? own[i] : 0);
+      if (t > budget) over = i, need = t;
+    }
+    if (over < 0) return;
+    int best = -1;
+    std::int64_t relief = 0;
+    for (int j = 0; j < n; ++j) {
+      if (w_l3[static_cast<std::size_t>(j)] || W[j] == 0) continue;
+      const std::int64_t r = j == over ? W[j] - own[j] : W[j];
+      if (r > 0 && r >= relief) best = j, relief = r;
+    }
+    if (best < 0) return;
+    const auto b = static_cast<std::size_t>(best);
+    w_l3[b] = true;
+    why[b] = weight_reason::l2_full;
+    why_step[b] = over;
+    why_needs[b] = need;
+    resident -= W[best];
+  }
+}
+
+}  // namespace plan_detail
+
+/// Completes a network's plan (see finish_network_with), deciding where each layer's weights
+/// live: without L3, all resident in L2; with platform::stream_weights, all streamed from L3;
+/// otherwise resident where they fit beside the activations (plan_detail::choose_resident),
+/// and when the full plan still fails on L2 (a step, or the arena), the largest resident
+/// weights (other than the failing step's own) move to L3 one at a time and the network is
+/// planned again; if it still fails, every layer streams, as a network whose weights do not
+/// fit L2 always has. The per-layer cascade budgets each step on its own; when the stack's
+/// layout then peaks above L2 (buffers trapped under longer lived ones), the cascade is rerun
+/// with that much less room, a few times at most.
 constexpr network_summary finish_network(std::span<const layer> ls, const platform& p,
                                          std::span<layer_plan> plans, std::span<layer_l2> l2) {
-  std::int64_t slack = 0;
-  network_summary s = finish_network_with(ls, p, plans, l2, slack);
-  for (int attempt = 0; attempt < 4 && s.problem == plan_fault::l2_arena; ++attempt) {
-    slack += s.needs - s.budget;
-    s = finish_network_with(ls, p, plans, l2, slack);
+  const int n = static_cast<int>(ls.size());
+  if (n > max_layers) {
+    network_summary s;
+    s.l2_budget = p.l2_budget();
+    s.l3_budget = p.l3_bytes;
+    s.problem = plan_fault::too_many_layers;
+    s.needs = n;
+    s.budget = max_layers;
+    return s;
   }
+  bool w_l3[max_layers] = {};
+  weight_reason why[max_layers] = {};
+  int why_step[max_layers] = {};
+  std::int64_t why_needs[max_layers] = {};
+  const bool l3 = p.has_l3();
+  const bool choose = l3 && !p.stream_weights;
+  for (int i = 0; i < n; ++i) {
+    why_step[i] = -1;
+    if (plan_detail::weight_bytes(ls[static_cast<std::size_t>(i)]) == 0) continue;
+    w_l3[i] = l3 && p.stream_weights;
+    why[i] = !l3                ? weight_reason::no_l3
+             : p.stream_weights ? weight_reason::forced
+                                : weight_reason::fits;
+  }
+  const auto un = static_cast<std::size_t>(n);
+  if (choose)
+    plan_detail::choose_resident(ls, p, {w_l3, un}, {why, un}, {why_step, un}, {why_needs, un});
+  auto plan = [&] {
+    std::int64_t slack = 0;
+    network_summary s = finish_network_with(ls, p, plans, l2, slack, {w_l3, un});
+    for (int attempt = 0; attempt < 4 && s.problem == plan_fault::l2_arena; ++attempt) {
+      slack += s.needs - s.budget;
+      s = finish_network_with(ls, p, plans, l2, slack, {w_l3, un});
+    }
+    return s;
+  };
+  network_summary s = plan();
+  auto fails_on_l2 = [&] {
+    return s.problem == plan_fault::l2_layer || s.problem == plan_fault::l2_arena;
+  };
+  auto move = [&](int j) {
+    w_l3[j] = true;
+    why[j] = weight_reason::l2_full;
+    why_step[j] = s.problem == plan_fault::l2_layer ? s.layer : -1;
+    why_needs[j] = s.needs;
+  };
+  for (int k = 0; k < 4 && choose && fails_on_l2(); ++k) {
+    int best = -1;
+    std::int64_t most = 0;
+    for (int j = 0; j < n; ++j) {
+      const std::int64_t W = plan_detail::weight_bytes(ls[static_cast<std::size_t>(j)]);
+      if (w_l3[j] || W == 0 || (s.problem == plan_fault::l2_layer && j == s.layer)) continue;
+      if (W >= most) best = j, most = W;
+    }
+    if (best < 0) break;
+    move(best);
+    s = plan();
+  }
+  if (choose && fails_on_l2()) {
+    bool any = false;
+    for (int j = 0; j < n; ++j)
+      if (!w_l3[j] && plan_detail::weight_bytes(ls[static_cast<std::size_t>(j)]) > 0)
+        move(j), any = true;
+    if (any) s = plan();
+  }
+  if (l2.size() == un)
+    for (int i = 0; i < n; ++i) {
+      auto& e = l2[static_cast<std::size_t>(i)];
+      e.w_why = why[i];
+      e.w_step = why[i] == weight_reason::l2_full ? why_step[i] : -1;
+      e.w_needs = why[i] == weight_reason::l2_full ? why_needs[i] : 0;
+    }
   return s;
 }
 
@@ -834,8 +1072,10 @@ constexpr network_summary finish_network(std::span<const layer> ls, const platfo
 ///   through L3 where their producer and the layer can stream them, weights by one-channel
 ///   stripes when they live in L3, else whole) next to what must stay in L2 meanwhile (the
 ///   weights without L3, outputs read later that cannot go to L3);
-/// - L3: the weights placed there, then the outputs whose whole buffer cannot fit L2 at their
-///   step, in the planner's order (weights first, then outputs by layer), up to the layer.
+/// - L3: the weights that must go there (every layer's with platform::stream_weights, else
+///   those beyond what the whole L2 budget could hold), then the outputs whose whole buffer
+///   cannot fit L2 at their step, in the planner's order (weights first, then outputs by
+///   layer), up to the layer.
 /// The greedy planner (finish_network) never fits a network these bounds reject. `joint`: the
 /// plan imports a joint solve's L3 decisions, which place inputs, outputs and weights in ways
 /// the greedy cascade does not (and are re-checked in full by finish_network_imported, which
@@ -876,9 +1116,15 @@ constexpr network_summary lower_bounds(std::span<const layer> ls, const platform
   std::int64_t all_weights = 0;
   for (const auto& l : ls) all_weights += align4l(plan_detail::weight_bytes(l));
   const std::int64_t resident = l3 ? 0 : all_weights;
-  // L3 in the planner's order: every layer's weights first, then the outputs placed there.
+  // L3 in the planner's order: the streamed weights first, then the outputs placed there.
+  // Weights stay resident in L2 where they fit: at least the excess over the whole L2 budget
+  // streams (all of them when streaming is forced).
   std::int64_t l3_used = 0;
-  for (int i = 0; i < n && l3 && !joint; ++i) {
+  if (l3 && !joint && !p.stream_weights && all_weights > budget) {
+    l3_used = all_weights - budget;
+    if (l3_used > p.l3_bytes) return fail(plan_fault::l3, n - 1, l3_used, p.l3_bytes);
+  }
+  for (int i = 0; i < n && l3 && !joint && p.stream_weights; ++i) {
     const std::int64_t wb = align4l(plan_detail::weight_bytes(ls[static_cast<std::size_t>(i)]));
     l3_used += wb;
     if (wb > 0 && l3_used > p.l3_bytes) return fail(plan_fault::l3, i, l3_used, p.l3_bytes);

@@ -27,6 +27,9 @@ struct platform {
 
   // L3 (off-chip RAM); 0: no L3, everything must fit L2.
   int l3_bytes = 8 * 1024 * 1024;
+  /// Every layer's weights live in L3 and are brought to L2 each frame, even those that fit
+  /// L2 beside the activations (which the planner otherwise keeps resident in L2).
+  bool stream_weights = false;
 
   // Cluster DMA (L2 <-> L1) command limits.
   int dma_max_cmd_bytes = 65535;   ///< 16-bit length field
@@ -123,6 +126,12 @@ struct platform {
   constexpr platform with_tables_in_l1(bool in_l1) const {
     auto c = *this;
     c.tables_in_l1 = in_l1;
+    return c;
+  }
+  /// Forces every layer's weights to stream from L3 (stream_weights).
+  constexpr platform with_streamed_weights(bool on = true) const {
+    auto c = *this;
+    c.stream_weights = on;
     return c;
   }
   constexpr platform with_dma_safe_max(int bytes) const {

@@ -188,6 +188,9 @@ void run_layer(M& l3, const layer_context& c, std::uint8_t* l2, detail::l3_slot<
   // Input: per source, from its producer's L2 output, or staged from L3 by row stripes.
   const std::int64_t x_half = d.x ? detail::align4(d.l2_x / 2) : 0;
   const auto x_from_l3 = [&](int k) { return c.src_s[k] != nullptr && c.src_s[k]->l3_y >= 0; };
+  // Where input k's stripe sits in the x buffer: after the stripes of the inputs before it that
+  // also come from L3 (an add whose second input alone is in L3 has one stripe per half).
+  const auto x_slot = [&](int k) { return k > 0 && x_from_l3(0) ? 1 : 0; };
   const auto band_rows = [&](int b) {
     if (L.kind == op::linear) return axis_tile{0, 1, 0, L.in.h, 0, 0};
     return tile_axis(L.in.h, L.out.h, L.window().h, L.stride.h, L.pad.t, band_h, b);
@@ -199,7 +202,7 @@ void run_layer(M& l3, const layer_context& c, std::uint8_t* l2, detail::l3_slot<
     const std::int64_t bytes = std::int64_t{r.in_size} * row_x;
     for (int k = 0; k < L.inputs(); ++k)
       if (x_from_l3(k))
-        xin[half].read(l3, dst + k * bytes, c.src_s[k]->l3_y + r.in_begin * row_x, bytes);
+        xin[half].read(l3, dst + x_slot(k) * bytes, c.src_s[k]->l3_y + r.in_begin * row_x, bytes);
   };
   const std::int64_t w_half = d.w && !w_whole ? detail::align4(d.l2_w / 2) : 0;
   const auto load_stripe = [&](int st, int half) {
@@ -247,7 +250,7 @@ void run_layer(M& l3, const layer_context& c, std::uint8_t* l2, detail::l3_slot<
       const std::uint8_t* src;
       int row0;
       if (x_from_l3(k)) {
-        src = l2 + S.x.offset + xh * x_half + k * std::int64_t{r.in_size} * row_x;
+        src = l2 + S.x.offset + xh * x_half + x_slot(k) * std::int64_t{r.in_size} * row_x;
         row0 = r.in_begin;
       } else {
         src = l2 + c.src_s[k]->y.offset;
@@ -410,7 +413,8 @@ struct executor {
   }();
   /// L2 arena bytes (the bidirectional stack's peak, resident weights included).
   static constexpr int required_l2_bytes = plan.summary.l2_peak > 4 ? plan.summary.l2_peak : 4;
-  /// L3 bytes: weights (when they live there) and activations streamed through it.
+  /// L3 bytes: the weights the plan streams and activations streamed through it (0 when
+  /// every weight is resident in L2 and no activation spills).
   static constexpr std::int64_t required_l3_bytes = plan.summary.l3_used;
 
   /// Whether the network was declared validly and its plan fits (otherwise plan_of has

@@ -39,22 +39,24 @@ inline void string(std::FILE* f, const char* s) {
 inline void platform_json(std::FILE* f, const platform& p) {
   std::fprintf(f, "{\"name\": ");
   string(f, p.name.c_str());
-  std::fprintf(
-      f,
-      ", \"cores\": %d, \"l1_bytes\": %d, \"l1_stack_master\": %d, "
-      "\"l1_stack_worker\": %d, \"l2_bytes\": %d, \"l2_code_reserve\": %d, "
-      "\"l3_bytes\": %d, \"dma_max_cmd_bytes\": %d, \"dma_max_2d_line\": %d, "
-      "\"dma_max_2d_stride\": %d, \"dma_safe_max_bytes\": %d, \"cluster_mhz\": %d, "
-      "\"dma_bytes_per_kcycle\": %d, \"dma_latency_cycles\": %d, "
-      "\"l3_bytes_per_kcycle\": %d, \"l3_latency_cycles\": %d, "
-      "\"icache_private_bytes\": %d, \"icache_shared_bytes\": %d, "
-      "\"icache_line_bytes\": %d, \"icache_shared_refill\": %d, "
-      "\"icache_l2_refill\": %d, \"l2_data_cycles\": %d, \"tables_in_l1\": %d}",
-      p.cores, p.l1_bytes, p.l1_stack_master, p.l1_stack_worker, p.l2_bytes, p.l2_code_reserve,
-      p.l3_bytes, p.dma_max_cmd_bytes, p.dma_max_2d_line, p.dma_max_2d_stride, p.dma_safe_max_bytes,
-      p.cluster_mhz, p.dma_bytes_per_kcycle, p.dma_latency_cycles, p.l3_bytes_per_kcycle,
-      p.l3_latency_cycles, p.icache_private_bytes, p.icache_shared_bytes, p.icache_line_bytes,
-      p.icache_shared_refill, p.icache_l2_refill, p.l2_data_cycles, p.tables_in_l1 ? 1 : 0);
+  std::fprintf(f,
+               ", \"cores\": %d, \"l1_bytes\": %d, \"l1_stack_master\": %d, "
+               "\"l1_stack_worker\": %d, \"l2_bytes\": %d, \"l2_code_reserve\": %d, "
+               "\"l3_bytes\": %d, \"dma_max_cmd_bytes\": %d, \"dma_max_2d_line\": %d, "
+               "\"dma_max_2d_stride\": %d, \"dma_safe_max_bytes\": %d, \"cluster_mhz\": %d, "
+               "\"dma_bytes_per_kcycle\": %d, \"dma_latency_cycles\": %d, "
+               "\"l3_bytes_per_kcycle\": %d, \"l3_latency_cycles\": %d, "
+               "\"icache_private_bytes\": %d, \"icache_shared_bytes\": %d, "
+               "\"icache_line_bytes\": %d, \"icache_shared_refill\": %d, "
+               "\"icache_l2_refill\": %d, \"l2_data_cycles\": %d, \"tables_in_l1\": %d, "
+               "\"stream_weights\": %d}",
+               p.cores, p.l1_bytes, p.l1_stack_master, p.l1_stack_worker, p.l2_bytes,
+               p.l2_code_reserve, p.l3_bytes, p.dma_max_cmd_bytes, p.dma_max_2d_line,
+               p.dma_max_2d_stride, p.dma_safe_max_bytes, p.cluster_mhz, p.dma_bytes_per_kcycle,
+               p.dma_latency_cycles, p.l3_bytes_per_kcycle, p.l3_latency_cycles,
+               p.icache_private_bytes, p.icache_shared_bytes, p.icache_line_bytes,
+               p.icache_shared_refill, p.icache_l2_refill, p.l2_data_cycles, p.tables_in_l1 ? 1 : 0,
+               p.stream_weights ? 1 : 0);
 }
 
 inline void problem_json(std::FILE* f, const tiling_problem& t) {
