@@ -167,8 +167,8 @@ struct layer {
   /// Whether the layer reads or writes a 16-bit activation (its kernels then take the
   /// portable path for wide operands; the 8-bit kernels never see such data).
   [[nodiscard]] constexpr bool wide() const {
-    return kind != op::input &&
-           (input_bytes_max() > 1 || (output() == output_kind::u8 && output_bytes_per_element() > 1));
+    return kind != op::input && (input_bytes_max() > 1 ||
+                                 (output() == output_kind::u8 && output_bytes_per_element() > 1));
   }
   [[nodiscard]] constexpr int inputs() const {
     return kind == op::input ? 0 : (kind == op::add ? 2 : 1);

@@ -76,7 +76,7 @@ struct tiling_problem {
   extent2 dilation{1, 1};
   extent2 window{1, 1};         ///< the input extent of one output: (kernel - 1) * dilation + 1
   int out_bpe = 1;              ///< output bytes per element (4 for raw int32 logits)
-  int in_bpe = 1;  ///< input bytes per element (2 for a 16-bit input; an add's wider input)
+  int in_bpe = 1;               ///< input bytes per element (2: a 16-bit input)
   int weights_per_channel = 0;  ///< int8 weights per output channel
   int params_per_channel = 0;   ///< bytes of bias/kappa/lambda per output channel
   int inputs = 1;               ///< 2 for a residual add

@@ -218,8 +218,8 @@ template <layer L, layer_plan P>
 constexpr bool specialised(const hal::dma_limits& lim) {
   // A layer with a 16-bit operand runs the generic loop (run_tiles), which gives its tiles
   // their element widths and so the portable wide kernels.
-  if constexpr ((L.kind != op::conv && L.kind != op::depthwise && !channel_input(L)) ||
-                P.n_k > 1 || L.wide()) {
+  if constexpr ((L.kind != op::conv && L.kind != op::depthwise && !channel_input(L)) || P.n_k > 1 ||
+                L.wide()) {
     return false;
   } else {
     return P.n_h >= 1 && P.n_w >= 1 && P.n_c >= 1 && shapes_of<L, P>(lim).single;

@@ -72,8 +72,8 @@ inline run_status read_output(const layer& l, std::span<const std::uint8_t> byte
       out[k] = x;
     } else if (l.output_bytes_per_element() == 2) {  // 16-bit, little-endian
       const auto v = static_cast<std::uint16_t>(bytes[2 * at] | (bytes[2 * at + 1] << 8));
-      out[k] = l.out_range.is_signed() ? std::int32_t{static_cast<std::int16_t>(v)}
-                                       : std::int32_t{v};
+      out[k] =
+          l.out_range.is_signed() ? std::int32_t{static_cast<std::int16_t>(v)} : std::int32_t{v};
     } else {
       // Signed ranges are held as two's complement.
       out[k] = l.out_range.is_signed() ? std::int32_t{static_cast<std::int8_t>(bytes[at])}
@@ -188,8 +188,8 @@ inline planned_run plan_and_run_on_host(const platform& p, std::span<const layer
     r.planned = true;
     r.run.problems.push_back(
         "layer " + std::to_string(bad) + " '" + std::string(l.name.c_str()) + "' (" +
-        op_name(l.kind) + "): its output's proven range " + std::to_string(l.out_range.lo) +
-        ".." + std::to_string(l.out_range.hi) +
+        op_name(l.kind) + "): its output's proven range " + std::to_string(l.out_range.lo) + ".." +
+        std::to_string(l.out_range.hi) +
         " does not fit 16 bits (an unclipped sum); clip it or saturate it (.saturating())");
     return r;
   }

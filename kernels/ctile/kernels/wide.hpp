@@ -67,7 +67,8 @@ inline void conv(const tile_args& a, const box& b) {
             const long in0 = (static_cast<long>(iy) * a.w_in + ix) * a.c_in;
             const long w0 = ((static_cast<long>(co) * a.kh + ky) * a.kw + kx) * a.c_in;
             for (int ci = 0; ci < a.c_in; ++ci)
-              acc += std::int64_t{load(a.in, in0 + ci, a.in_bytes, a.in_signed)} * a.weights[w0 + ci];
+              acc +=
+                  std::int64_t{load(a.in, in0 + ci, a.in_bytes, a.in_signed)} * a.weights[w0 + ci];
           }
         }
         const long at = a.out_chw ? static_cast<long>(co) * a.h_out * a.w_out +
