@@ -42,6 +42,20 @@ constexpr std::size_t output_element(const layer& l, bool chw, std::size_t k) {
   return (k % c) * plane + k / c;
 }
 
+/// The value of element `at` (in elements, as output_element gives it) of layer `l`'s output
+/// as the runtime stores it: int32 logits, or an activation of output_bytes_per_element bytes
+/// (little-endian; two's complement when the proven range is signed).
+constexpr std::int32_t stored_value(const layer& l, const std::uint8_t* bytes, std::size_t at) {
+  const int n = l.output_bytes_per_element();
+  std::uint32_t u = 0;
+  for (int b = 0; b < n; ++b)
+    u |= std::uint32_t{bytes[n * at + static_cast<std::size_t>(b)]} << (8 * b);
+  if (n == 4) return static_cast<std::int32_t>(u);
+  if (!l.out_range.is_signed()) return static_cast<std::int32_t>(u);
+  return n == 2 ? std::int32_t{static_cast<std::int16_t>(u)}
+                : std::int32_t{static_cast<std::int8_t>(u)};
+}
+
 /// The default hook: does nothing, and the executor emits nothing for it.
 struct no_hook {
   constexpr void operator()(const layer_output&) const {}

@@ -65,20 +65,7 @@ inline run_status read_output(const layer& l, std::span<const std::uint8_t> byte
     return s;
   out.resize(static_cast<std::size_t>(l.out.elements()));
   for (std::size_t k = 0; k < out.size(); ++k) {
-    const std::size_t at = output_element(l, chw, k);
-    if (l.output() == output_kind::i32) {
-      std::int32_t x;
-      std::memcpy(&x, bytes.data() + 4 * at, 4);
-      out[k] = x;
-    } else if (l.output_bytes_per_element() == 2) {  // 16-bit, little-endian
-      const auto v = static_cast<std::uint16_t>(bytes[2 * at] | (bytes[2 * at + 1] << 8));
-      out[k] =
-          l.out_range.is_signed() ? std::int32_t{static_cast<std::int16_t>(v)} : std::int32_t{v};
-    } else {
-      // Signed ranges are held as two's complement.
-      out[k] = l.out_range.is_signed() ? std::int32_t{static_cast<std::int8_t>(bytes[at])}
-                                       : std::int32_t{bytes[at]};
-    }
+    out[k] = stored_value(l, bytes.data(), output_element(l, chw, k));
   }
   return {};
 }
