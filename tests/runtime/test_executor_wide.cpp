@@ -273,4 +273,52 @@ TEST(ExecutorWide, FamilyMatchesTheReference) {
   EXPECT_EQ(tiled, cases);
 }
 
+// A classifier over a 16-bit tensor whose sums leave 32 bits (2048 inputs up to 65280 times
+// weights up to 110), its reduction cut in K tiles by a small L1: the partial sums carried from
+// one K tile to the next stay exact (64 bits).
+TEST(ExecutorWide, KTiledClassifierSumsBeyond32Bits) {
+  std::vector<layer> ls{input(16, 16, 8), conv2d(8, 1).requantized(1, 1).named("a"),
+                        conv2d(8, 1).requantized(1, 1).named("b"),
+                        add("a")
+                            .scaled(0, {128, 0, 0, false})
+                            .scaled(1, {128, 0, 0, false})
+                            .requantized(1, 1)
+                            .unclipped()
+                            .named("sum"),  // 0..65280
+                        linear(6).requantized(1, std::int64_t{1} << 26).named("fc")};
+  ASSERT_TRUE(infer(ls).ok());
+  ASSERT_EQ(ls[3].output_bytes_per_element(), 2);
+  std::vector<std::int8_t> w1(64, 0);
+  for (int c = 0; c < 8; ++c) w1[static_cast<std::size_t>(c * 8 + c)] = 1;  // identity
+  std::vector<std::int8_t> wf(6 * 2048);
+  std::mt19937 g(5);
+  for (std::size_t o = 0; o < 6; ++o)  // each output its own scale, so the outputs differ
+    for (std::size_t k = 0; k < 2048; ++k)
+      wf[o * 2048 + k] = static_cast<std::int8_t>(
+          pick(g, 10 + 8 * static_cast<int>(o), 60 + 10 * static_cast<int>(o)));
+  const std::vector<layer_params> ps{{}, {w1}, {w1}, {}, {wf}};
+  std::vector<std::uint8_t> x(2048);
+  for (auto& v : x) v = static_cast<std::uint8_t>(pick(g, 128, 255));
+  const auto want = reference::run(ls, ps, x);
+  std::int64_t top = 0;  // the largest accumulator: beyond int32
+  for (std::size_t o = 0; o < 6; ++o) {
+    std::int64_t acc = 0;
+    for (std::size_t k = 0; k < 2048; ++k) acc += std::int64_t{want[3][k]} * wf[o * 2048 + k];
+    top = acc > top ? acc : top;
+  }
+  EXPECT_GT(top, std::int64_t{1} << 31);
+  const platform small = gap8.with_stacks(0, 0).with_l1(2048).named("2 KiB L1");
+  std::vector<layer_plan> plans(ls.size());
+  plan_layers(ls, small, objective::model, plans);
+  EXPECT_GT(plans[4].n_k, 1);
+  const auto r = schedule::plan_and_run_on_host(small, ls, ps, x);
+  ASSERT_TRUE(r.planned);
+  for (const auto& p : r.run.problems) ADD_FAILURE() << p;
+  ASSERT_EQ(r.run.outputs.size(), want.size());
+  EXPECT_EQ(r.run.outputs[3], want[3]);
+  EXPECT_EQ(r.run.outputs[4], want[4]);
+  std::set<std::int32_t> distinct(want[4].begin(), want[4].end());
+  EXPECT_GT(distinct.size(), 3u);
+}
+
 }  // namespace

@@ -205,6 +205,12 @@ constexpr int linear_k_tile(int K, int nk) {
   return t < K ? t : K;
 }
 
+/// Bytes of a K-tiled linear layer's partial sum per output channel: int32, or int64 over a
+/// 16-bit input (the portable wide kernel keeps its 64-bit accumulators exact across K tiles).
+constexpr int linear_partial_bytes(const tiling_problem& P) {
+  return P.in_bpe > 1 ? 8 : 4;
+}
+
 /// Whether a linear layer whose reduction is cut in K tiles of `tk` bytes keeps its whole
 /// input in L1 (one buffer, loaded once per run, each tile reading its slice in place): when
 /// that takes no more L1 than two slices, which holds for two K tiles.
@@ -226,7 +232,7 @@ constexpr std::int64_t l1_bytes_linear_rest(const tiling_problem& P, int tc, int
   const bool x_whole = nk == 1 || linear_x_whole(P, tk);
   const i64 x = (i64{x_whole ? K : tk} * P.in_bpe + 3) & ~i64{3};
   const i64 w = ((i64{tc} * tk + 3) & ~i64{3}) + ((i64{tc} * P.params_per_channel + 3) & ~i64{3});
-  const i64 partial = nk > 1 ? i64{4} * tc : 0;
+  const i64 partial = nk > 1 ? i64{linear_partial_bytes(P)} * tc : 0;
   return (x_whole ? 1 : 2) * x + (nc > 1 || nk > 1 ? 2 : 1) * w + partial;
 }
 
@@ -329,7 +335,7 @@ constexpr tile_buffers buffers_for(const tiling_problem& P, int tc, int th, int 
     x_whole = linear_x_whole(P, b.tk);
     if (!x_whole) b.x = clamp(std::int64_t{b.tk} * P.in_bpe);
     b.w = clamp(std::int64_t{tc} * b.tk);
-    b.scratch = 4 * tc;  // the int32 partial sums
+    b.scratch = linear_partial_bytes(P) * tc;  // the partial sums
   }
   // Tile counts can be huge for absurd layers: compare factors, never multiply them.
   const bool many_spatial = b.nh > 1 || b.nw > 1;

@@ -102,20 +102,27 @@ inline void depthwise(const tile_args& a, const box& b) {
 }
 
 /// Linear: the flattened input against c_out weight rows; with the reduction cut in K tiles,
-/// the sums carry over in `partial` (int32, as the 8-bit kernel keeps them).
+/// the sums carry over in `partial`, 64 bits per output channel (the plan's scratch holds
+/// 8 bytes per channel for a wide linear layer: linear_partial_bytes), so they stay exact.
 inline void linear(const tile_args& a, const box& b) {
   const long k = static_cast<long>(a.h_in) * a.w_in * a.c_in;
   const bool carry_in = a.partial != nullptr && !a.k_first;
   const bool done = a.partial == nullptr || a.k_last;
   const int ob = out_width(a);
+  auto* partial = reinterpret_cast<std::uint8_t*>(a.partial);
   for (int co = b.c0; co < b.c1; ++co) {
-    std::int64_t acc = carry_in ? a.partial[co] : 0;
+    std::uint64_t carried = 0;  // little-endian bytes: no alignment needed
+    if (carry_in)
+      for (int i = 0; i < 8; ++i) carried |= std::uint64_t{partial[8 * co + i]} << (8 * i);
+    std::int64_t acc = static_cast<std::int64_t>(carried);
     for (long i = 0; i < k; ++i)
       acc += std::int64_t{load(a.in, i, a.in_bytes, a.in_signed)} * a.weights[co * k + i];
-    if (!done)
-      a.partial[co] = static_cast<std::int32_t>(acc);
-    else
+    if (!done) {
+      const auto u = static_cast<std::uint64_t>(acc);
+      for (int i = 0; i < 8; ++i) partial[8 * co + i] = static_cast<std::uint8_t>(u >> (8 * i));
+    } else {
       store(a.out, co, ob, finish(a, co, acc));
+    }
   }
 }
 
