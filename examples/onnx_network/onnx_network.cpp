@@ -44,11 +44,7 @@ constexpr auto tensor_of = [] {
 /// kept the output channel-major).
 std::int32_t value_at(std::size_t i, const std::uint8_t* got, std::size_t hwc, bool stored_chw) {
   const std::size_t k = ctile::schedule::output_element(Net::layers[i], stored_chw, hwc);
-  if (Net::layers[i].output() != ctile::output_kind::i32) return got[k];
-  std::uint32_t u = 0;
-  for (int b = 0; b < 4; ++b)
-    u |= std::uint32_t{got[4 * k + static_cast<std::size_t>(b)]} << (8 * b);
-  return static_cast<std::int32_t>(u);
+  return ctile::schedule::stored_value(Net::layers[i], got, k);
 }
 
 /// Mismatches of layer `i`'s output against golden tensor `g`, reading the golden values in

@@ -79,14 +79,14 @@ TEST(Executor, SignedAndSubBytePlannedAtRunTime) {
   }
 }
 
-// A sum that can exceed 8 bits is not run (it would be cut silently): the run-time path says
-// which layer and its proven range.
-TEST(Executor, WideSumIsRefusedAtRunTime) {
+// A sum that can exceed 16 bits (the widest activation the tiled runtime holds) is not run
+// (it would be cut silently): the run-time path says which layer and its proven range.
+TEST(Executor, SumBeyond16BitsIsRefusedAtRunTime) {
   std::vector<layer> ls{input(4, 4, 2), conv2d(2, 1).named("a"), conv2d(2, 1),
                         add("a")
-                            .scaled(0, {32, 0, 0, false})
-                            .scaled(1, {32, 0, 0, false})
-                            .requantized(1, 32)
+                            .scaled(0, {512, 0, 0, false})
+                            .scaled(1, {512, 0, 0, false})
+                            .requantized(1, 1)
                             .unclipped()
                             .named("sum")};
   ASSERT_TRUE(infer(ls).ok());
@@ -96,7 +96,8 @@ TEST(Executor, WideSumIsRefusedAtRunTime) {
   const auto r = schedule::plan_and_run_on_host(gap8, ls, ps, x);
   ASSERT_EQ(r.run.problems.size(), 1u);
   EXPECT_NE(r.run.problems[0].find("layer 3 'sum' (add)"), std::string::npos) << r.run.problems[0];
-  EXPECT_NE(r.run.problems[0].find("0..510"), std::string::npos) << r.run.problems[0];
+  EXPECT_NE(r.run.problems[0].find("0..261120 does not fit 16 bits"), std::string::npos)
+      << r.run.problems[0];
   EXPECT_TRUE(r.run.outputs.empty());
 }
 

@@ -37,6 +37,22 @@ template <class Net>
 std::span<const layer> layers_of() {
   return {Net::layers.data(), Net::layers.size()};
 }
+// Residual sums of 9 and 10 bits held in 16-bit tensors, read by a conv, an add, a max pool
+// (16 bits again) and a classifier: the problems carry the element widths.
+using wide_sums = network<input(16, 16, 8),  //
+                          conv2d(16, 3).same().requantized(1, 64).named("a"),
+                          conv2d(16, 3).same().requantized(1, 64).named("b"),
+                          add("a")
+                              .scaled(0, {32, 0, 0, false})
+                              .scaled(1, {32, 0, 0, false})
+                              .requantized(1, 32)
+                              .unclipped()
+                              .named("sum"),
+                          conv2d(16, 3).same().requantized(1, 512).named("c"),
+                          add("sum", "sum").requantized(1, 1).unclipped().named("twice"),
+                          maxpool(2).named("mp"), linear(10).raw().named("fc")>;
+static_assert(wide_sums::layers[3].output_bytes_per_element() == 2);
+
 std::vector<named> networks() {
   return {{"cifar10_cnn", layers_of<examples::cifar10_cnn>()},
           {"mobilenet_v1_1.0_128", layers_of<examples::mobilenet_v1_100_128>()},
@@ -44,7 +60,8 @@ std::vector<named> networks() {
           {"mobilenet_v1_0.25_128", layers_of<examples::mobilenet_v1_025_128>()},
           {"mobilenet_v2_0.35_128", layers_of<examples::mobilenet_v2_035_128>()},
           {"mobilenet_v2_1.0_128", layers_of<examples::mobilenet_v2_100_128>()},
-          {"resnet_small", layers_of<examples::resnet_small>()}};
+          {"resnet_small", layers_of<examples::resnet_small>()},
+          {"wide_sums", layers_of<wide_sums>()}};
 }
 
 std::string exported(std::span<const layer> ls, const platform& p) {

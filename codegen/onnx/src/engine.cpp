@@ -65,8 +65,8 @@ layer_outputs run_tiled(const platform& p, std::span<const layer> ls,
   }
   if (!r.run.problems.empty()) {
     const std::string& what = r.run.problems.front();
-    // A tensor wider than its 8-bit container is refused before anything runs.
-    if (what.find("does not fit 8 bits") != std::string::npos)
+    // A tensor wider than the widest container (16 bits) is refused before anything runs.
+    if (what.find("does not fit 16 bits") != std::string::npos)
       throw std::runtime_error("the tiled runtime cannot run this network: " + what);
     throw std::runtime_error("the tiled runtime reported a problem: " + what);
   }

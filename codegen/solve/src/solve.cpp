@@ -107,6 +107,7 @@ tiling_problem read_tiling(const json& j, const std::string& at) {
   if (j.has("dilation")) get_ints(j, "dilation", at, dil);
   t.dilation = {dil[0], dil[1]};
   t.out_bpe = get(j, "out_bpe", at);
+  t.in_bpe = j.has("in_bpe") ? get(j, "in_bpe", at) : 1;  // absent: 8-bit inputs
   t.weights_per_channel = get(j, "weights_per_channel", at);
   t.params_per_channel = get(j, "params_per_channel", at);
   t.inputs = get(j, "inputs", at);
@@ -147,7 +148,9 @@ tiling_problem read_tiling(const json& j, const std::string& at) {
   positive(t.cores, "cores"), positive(t.dma_bytes_per_kcycle, "dma_bytes_per_kcycle");
   positive(t.dma_limit, "dma_limit"), positive(t.dma_line_max, "dma_line_max");
   if (t.max_tile_h < 1) throw problem_error(at + ".max_tile_h: expected at least 1");
-  if (t.out_bpe != 1 && t.out_bpe != 4) throw problem_error(at + ".out_bpe: expected 1 or 4");
+  if (t.out_bpe != 1 && t.out_bpe != 2 && t.out_bpe != 4)
+    throw problem_error(at + ".out_bpe: expected 1, 2 or 4");
+  if (t.in_bpe != 1 && t.in_bpe != 2) throw problem_error(at + ".in_bpe: expected 1 or 2");
   if (t.inputs != 1 && t.inputs != 2) throw problem_error(at + ".inputs: expected 1 or 2");
   if (t.l1_budget < 0) throw problem_error(at + ".l1_budget: negative");
   return t;
@@ -189,6 +192,14 @@ problem_set read_problems(std::string_view text) {
     l.weight_bytes = lj.at("weight_bytes", at).as_int(at + ".weight_bytes");
     l.input_bytes = lj.at("input_bytes", at).as_int(at + ".input_bytes");
     l.output_bytes = lj.at("output_bytes", at).as_int(at + ".output_bytes");
+    // Element bytes of the inputs and the output (absent: 8-bit activations, int32 logits).
+    int eb[3] = {1, 1, 0};
+    if (lj.has("element_bytes")) {
+      get_ints(lj, "element_bytes", at, eb);
+      for (int k = 0; k < 3; ++k)
+        if (eb[k] != 1 && eb[k] != 2 && !(k == 2 && eb[k] == 4))
+          throw problem_error(at + ".element_bytes: expected 1 or 2 (4 for int32 outputs)");
+    }
     for (int k = 0; k < 2; ++k)
       if (l.src[k] >= l.index) throw problem_error(at + ".src: not an earlier layer");
     const json& pj = lj.at("problem", at);
@@ -212,12 +223,19 @@ problem_set read_problems(std::string_view text) {
     if (l.has_problem) {
       n.kernel = l.problem.kernel, n.stride = l.problem.stride, n.pad = l.problem.pad;
       n.dilation = l.problem.dilation;
-      n.requantize = l.problem.out_bpe == 1;
+      n.requantize = l.problem.out_bpe != 4;
       const int params = l.problem.params_per_channel / 4;  // bias 1, batchnorm 2
       n.bias = params % 2 == 1;
       n.batchnorm = params >= 2;
     }
-    if (plan_detail::weight_bytes(n) != l.weight_bytes || n.output_bytes() != l.output_bytes)
+    // The element widths follow from the proven ranges: a range of each container stands for
+    // them (16 bits: 0..65535).
+    const value_range wide{0, 65535};
+    if (eb[0] == 2) n.in_range = wide;
+    if (eb[1] == 2) n.in2_range = wide;
+    if (eb[2] == 2) n.out_range = wide;
+    if (plan_detail::weight_bytes(n) != l.weight_bytes || n.output_bytes() != l.output_bytes ||
+        plan_detail::input_bytes(n) != l.input_bytes)
       throw problem_error(at + ": the weight or output bytes do not match the layer's shape");
     s.layers.push_back(std::move(l));
   }

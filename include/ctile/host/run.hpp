@@ -77,15 +77,7 @@ std::int64_t compare(std::span<const std::int32_t> want, const std::uint8_t* got
   c.mismatches = 0;
   for (std::size_t k = 0; k < want.size(); ++k) {
     const std::size_t at = schedule::output_element(l, chw, k);  // got: HWC, or CHW
-    std::int32_t v;
-    if (l.output() == output_kind::i32) {
-      std::uint32_t u = 0;
-      for (int b = 0; b < 4; ++b)
-        u |= std::uint32_t{got[4 * at + static_cast<std::size_t>(b)]} << (8 * b);
-      v = static_cast<std::int32_t>(u);
-    } else {
-      v = got[at];
-    }
+    const std::int32_t v = schedule::stored_value(l, got, at);
     const std::int64_t d = v > want[k] ? std::int64_t{v} - want[k] : std::int64_t{want[k]} - v;
     if (d != 0) ++c.mismatches;
     if (d > c.max_diff) c.max_diff = d;

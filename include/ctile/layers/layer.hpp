@@ -63,9 +63,22 @@ struct source {
   friend constexpr bool operator==(const source&, const source&) = default;
 };
 
-/// What a layer writes: activations in 8-bit containers (requantized; unsigned or signed, see
-/// `layer::out_range`), or raw 32-bit accumulators (a final classifier's logits).
+/// What a layer writes: activations (requantized; unsigned or signed, see `layer::out_range`)
+/// in containers of 8 bits, or of 16 bits when their proven range needs it (an unclipped sum,
+/// see `element_bytes`), or raw 32-bit accumulators (a final classifier's logits).
 enum class output_kind : std::uint8_t { u8, i32 };
+
+/// The widest activation container the tiled runtime holds: 16 bits.
+inline constexpr int max_activation_bytes = 2;
+
+/// Bytes of the container of an activation whose proven range is `r`: 1 (u8 or s8) when it
+/// fits 8 bits, 2 (u16 or s16, two's complement when signed) when it fits 16 bits, 0 when it
+/// fits neither (no activation container of the runtime holds it).
+constexpr int element_bytes(value_range r) {
+  if (r.lo > r.hi) return 0;
+  const int b = r.bits();
+  return b <= 8 ? 1 : b <= 16 ? 2 : 0;
+}
 
 /// A layer, fully described. Shapes (`in`, `out`) and resolved sources (`src`) are filled in
 /// by the network's shape inference; everything else comes from the declaration.
@@ -130,8 +143,32 @@ struct layer {
   [[nodiscard]] constexpr output_kind output() const {
     return (kind == op::linear && !requantize) ? output_kind::i32 : output_kind::u8;
   }
+  /// Bytes per output element: 4 for raw int32 accumulators, else the container of the
+  /// proven output range (element_bytes: 1 or 2; an output wider than 16 bits counts 2, and
+  /// the executor refuses the network).
   [[nodiscard]] constexpr int output_bytes_per_element() const {
-    return output() == output_kind::i32 ? 4 : 1;
+    if (output() == output_kind::i32) return 4;
+    const int b = element_bytes(out_range);
+    return b == 1 ? 1 : 2;
+  }
+  /// Bytes per element of input `k` (0, or 1 for an add's second input): the container its
+  /// producer writes (element_bytes of the input's proven range).
+  [[nodiscard]] constexpr int input_bytes_per_element(int k = 0) const {
+    const int b = element_bytes(k == 0 ? in_range : in2_range);
+    return b == 1 ? 1 : 2;
+  }
+  /// The widest input container (an add may sum an 8-bit and a 16-bit tensor): what the
+  /// planner sizes every input buffer of the layer with.
+  [[nodiscard]] constexpr int input_bytes_max() const {
+    const int a = input_bytes_per_element(0);
+    const int b = kind == op::add ? input_bytes_per_element(1) : 1;
+    return a > b ? a : b;
+  }
+  /// Whether the layer reads or writes a 16-bit activation (its kernels then take the
+  /// portable path for wide operands; the 8-bit kernels never see such data).
+  [[nodiscard]] constexpr bool wide() const {
+    return kind != op::input && (input_bytes_max() > 1 ||
+                                 (output() == output_kind::u8 && output_bytes_per_element() > 1));
   }
   [[nodiscard]] constexpr int inputs() const {
     return kind == op::input ? 0 : (kind == op::add ? 2 : 1);

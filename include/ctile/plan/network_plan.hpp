@@ -127,9 +127,15 @@ constexpr std::int64_t weight_bytes(const layer& l) {
   return l.weight_count() +
          std::int64_t{4} * l.channel_params() * ((l.bias ? 1 : 0) + (l.batchnorm ? 2 : 0));
 }
-/// Bytes of a layer's input(s).
+/// Bytes of a layer's input(s), each in its element width (2 bytes for a 16-bit tensor).
 constexpr std::int64_t input_bytes(const layer& l) {
-  return l.in.elements() * (l.kind == op::add ? 2 : 1);
+  return l.in.elements() *
+         (l.input_bytes_per_element(0) + (l.kind == op::add ? l.input_bytes_per_element(1) : 0));
+}
+/// Bytes of one row of a layer's input as staged in L2 from L3 (an add's two inputs each get
+/// rows of the wider one's width).
+constexpr std::int64_t input_row_bytes(const layer& l) {
+  return std::int64_t{l.in.w} * l.in.c * l.input_bytes_max();
 }
 constexpr int last_consumer(std::span<const layer> ls, int i) {
   int last = -1;
@@ -162,10 +168,12 @@ constexpr l3_buffer_bytes l3_buffers(const layer& l, int inputs_in_l3, int band,
   const std::int64_t per_channel_w = l.out.c > 0 ? W / l.out.c : 0;
   const std::int64_t row_y = std::int64_t{l.out.w} * l.out.c * l.output_bytes_per_element();
   const bool input_in_l3 = inputs_in_l3 > 0;
-  const std::int64_t in_row = std::int64_t{l.in.w} * l.in.c * (input_in_l3 ? inputs_in_l3 : 1);
+  const std::int64_t in_row = plan_detail::input_row_bytes(l) * (input_in_l3 ? inputs_in_l3 : 1);
   b.x = input_in_l3 ? 2 * align4l(plan_detail::band_input_rows(l, band) * in_row)
                     : align4l(plan_detail::input_bytes(l));
-  b.x_resident = input_in_l3 ? align4l(l.in.elements()) * (l.inputs() - inputs_in_l3) : 0;
+  b.x_resident = input_in_l3
+                     ? align4l(l.in.elements() * l.input_bytes_max()) * (l.inputs() - inputs_in_l3)
+                     : 0;
   b.y = y_rows ? 2 * align4l(band * row_y) : align4l(row_y * l.out.h);
   b.w = w_striped && W > 0 ? 2 * align4l(wc * per_channel_w) : align4l(W);
   return b;
@@ -179,7 +187,8 @@ constexpr void l3_traffic(const layer& l, const layer_plan& lp, const platform& 
   const std::int64_t per_channel_w = l.out.c > 0 ? W / l.out.c : 0;
   const std::int64_t row_y = std::int64_t{l.out.w} * l.out.c * l.output_bytes_per_element();
   const std::int64_t Y = row_y * l.out.h;
-  const std::int64_t in_row = std::int64_t{l.in.w} * l.in.c * (inputs_in_l3 > 0 ? inputs_in_l3 : 1);
+  const std::int64_t in_row =
+      plan_detail::input_row_bytes(l) * (inputs_in_l3 > 0 ? inputs_in_l3 : 1);
   auto in_rows = [&](int band) { return plan_detail::band_input_rows(l, band); };
   // L3 traffic: weights (reloaded per row band when both are striped), input and output.
   const int bands = d.y_stripe_h > 0 ? (l.out.h + d.y_stripe_h - 1) / d.y_stripe_h : 1;
@@ -228,10 +237,11 @@ constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const pla
   const std::int64_t Y = row_y * l.out.h;
   // Inputs read from L3 come in row stripes; an add's other input may stay in L2.
   const bool input_in_l3 = inputs_in_l3 > 0;
-  const std::int64_t in_row = std::int64_t{l.in.w} * l.in.c * (input_in_l3 ? inputs_in_l3 : 1);
+  const std::int64_t in_row = plan_detail::input_row_bytes(l) * (input_in_l3 ? inputs_in_l3 : 1);
   const std::int64_t X = plan_detail::input_bytes(l);
   const std::int64_t x_resident =
-      input_in_l3 ? align4l(l.in.elements()) * (l.inputs() - inputs_in_l3) : 0;
+      input_in_l3 ? align4l(l.in.elements() * l.input_bytes_max()) * (l.inputs() - inputs_in_l3)
+                  : 0;
   const int k_h = l.kind == op::linear ? l.in.h : l.window().h;
   const int s_h = l.kind == op::linear ? 1 : l.stride.h;
   auto in_rows = [&](int band) {
@@ -832,7 +842,8 @@ constexpr network_summary finish_network_imported(std::span<const layer> ls, con
         live += plans[static_cast<std::size_t>(j)].l3.l2_y;
     int in_l3 = 0;
     for (int k = 0; k < l.inputs(); ++k) in_l3 += choice[static_cast<std::size_t>(l.src[k])].y;
-    const std::int64_t x_resident = in_l3 > 0 ? align4l(l.in.elements()) * (l.inputs() - in_l3) : 0;
+    const std::int64_t x_resident =
+        in_l3 > 0 ? align4l(l.in.elements() * l.input_bytes_max()) * (l.inputs() - in_l3) : 0;
     const std::int64_t need = resident + live + lp.l3.l2_x + x_resident + lp.l3.l2_y +
                               (lp.l3.w ? lp.l3.l2_w : 0) + next_w;
     if (need > budget) return fail(i, C::layer_buffers_exceed_l2, need, budget);
@@ -1144,10 +1155,11 @@ constexpr network_summary lower_bounds(std::span<const layer> ls, const platform
     int in_l3 = 0;
     for (int k = 0; k < l.inputs(); ++k)
       if (streams_out(ls[static_cast<std::size_t>(l.src[k])])) ++in_l3;
-    const std::int64_t in_row = std::int64_t{l.in.w} * l.in.c * in_l3;
-    const std::int64_t x = in_l3 > 0 ? 2 * align4l(plan_detail::band_input_rows(l, 1) * in_row) +
-                                           align4l(l.in.elements()) * (l.inputs() - in_l3)
-                                     : align4l(plan_detail::input_bytes(l));
+    const std::int64_t in_row = plan_detail::input_row_bytes(l) * in_l3;
+    const std::int64_t x =
+        in_l3 > 0 ? 2 * align4l(plan_detail::band_input_rows(l, 1) * in_row) +
+                        align4l(l.in.elements() * l.input_bytes_max()) * (l.inputs() - in_l3)
+                  : align4l(plan_detail::input_bytes(l));
     const std::int64_t W = plan_detail::weight_bytes(l);
     // Weights: whole or by double-buffered one-channel stripes from L3; without L3 they are
     // resident (counted above).

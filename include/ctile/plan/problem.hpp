@@ -76,6 +76,7 @@ struct tiling_problem {
   extent2 dilation{1, 1};
   extent2 window{1, 1};         ///< the input extent of one output: (kernel - 1) * dilation + 1
   int out_bpe = 1;              ///< output bytes per element (4 for raw int32 logits)
+  int in_bpe = 1;               ///< input bytes per element (2: a 16-bit input)
   int weights_per_channel = 0;  ///< int8 weights per output channel
   int params_per_channel = 0;   ///< bytes of bias/kappa/lambda per output channel
   int inputs = 1;               ///< 2 for a residual add
@@ -112,6 +113,7 @@ constexpr tiling_problem make_problem_geometry(const layer& l, const platform& p
   t.kernel = l.kernel, t.stride = l.stride, t.pad = l.pad;
   t.dilation = l.dilation, t.window = l.window();
   t.out_bpe = l.output_bytes_per_element();
+  t.in_bpe = l.input_bytes_max();
   t.inputs = l.kind == op::add ? 2 : 1;
   t.linear = l.kind == op::linear;
   t.channels_follow_input = l.kind == op::depthwise || l.kind == op::maxpool ||
@@ -206,6 +208,12 @@ constexpr int linear_k_tile(int K, int nk) {
   return t < K ? t : K;
 }
 
+/// Bytes of a K-tiled linear layer's partial sum per output channel: int32, or int64 over a
+/// 16-bit input (the portable wide kernel keeps its 64-bit accumulators exact across K tiles).
+constexpr int linear_partial_bytes(const tiling_problem& P) {
+  return P.in_bpe > 1 ? 8 : 4;
+}
+
 /// Whether a linear layer whose reduction is cut in K tiles of `tk` bytes keeps its whole
 /// input in L1 (one buffer, loaded once per run, each tile reading its slice in place): when
 /// that takes no more L1 than two slices, which holds for two K tiles.
@@ -225,9 +233,9 @@ constexpr std::int64_t l1_bytes_linear_rest(const tiling_problem& P, int tc, int
   if (tk <= 0 || tk > K) tk = K;
   const int nc = (P.C + tc - 1) / tc, nk = (K + tk - 1) / tk;
   const bool x_whole = nk == 1 || linear_x_whole(P, tk);
-  const i64 x = (i64{x_whole ? K : tk} + 3) & ~i64{3};
+  const i64 x = (i64{x_whole ? K : tk} * P.in_bpe + 3) & ~i64{3};
   const i64 w = ((i64{tc} * tk + 3) & ~i64{3}) + ((i64{tc} * P.params_per_channel + 3) & ~i64{3});
-  const i64 partial = nk > 1 ? i64{4} * tc : 0;
+  const i64 partial = nk > 1 ? i64{linear_partial_bytes(P)} * tc : 0;
   return (x_whole ? 1 : 2) * x + (nc > 1 || nk > 1 ? 2 : 1) * w + partial;
 }
 
@@ -314,7 +322,7 @@ constexpr tile_buffers buffers_for(const tiling_problem& P, int tc, int th, int 
     b.in_c = P.channels_follow_input ? tc : P.Cin;
   }
   auto clamp = [](std::int64_t v) { return v > 0x3fffffff ? 0x3fffffff : static_cast<int>(v); };
-  b.x = clamp(std::int64_t{b.in_h} * b.in_w * b.in_c);
+  b.x = clamp(std::int64_t{b.in_h} * b.in_w * b.in_c * P.in_bpe);
   b.x2 = P.inputs == 2 ? b.x : 0;
   b.y = clamp(std::int64_t{th} * tw * tc * P.out_bpe);
   b.w = clamp(std::int64_t{tc} * P.weights_per_channel);
@@ -328,9 +336,9 @@ constexpr tile_buffers buffers_for(const tiling_problem& P, int tc, int th, int 
   }
   if (P.linear && b.nk > 1) {
     x_whole = linear_x_whole(P, b.tk);
-    if (!x_whole) b.x = b.tk;
+    if (!x_whole) b.x = clamp(std::int64_t{b.tk} * P.in_bpe);
     b.w = clamp(std::int64_t{tc} * b.tk);
-    b.scratch = 4 * tc;  // the int32 partial sums
+    b.scratch = linear_partial_bytes(P) * tc;  // the partial sums
   }
   // Tile counts can be huge for absurd layers: compare factors, never multiply them.
   const bool many_spatial = b.nh > 1 || b.nw > 1;
@@ -356,7 +364,7 @@ constexpr int l1_bytes_for(const tiling_problem& P, int tc, int th, int tw, int 
     if (in_w > P.Win) in_w = P.Win;
     if (P.channels_follow_input) in_c = tc;
   }
-  const i64 x = (i64{in_h} * in_w * in_c + 3) & ~i64{3};
+  const i64 x = (i64{in_h} * in_w * in_c * P.in_bpe + 3) & ~i64{3};
   const i64 y = (i64{th} * tw * tc * P.out_bpe + 3) & ~i64{3};
   const i64 w = ((i64{tc} * P.weights_per_channel + 3) & ~i64{3}) +
                 ((i64{tc} * P.params_per_channel + 3) & ~i64{3});
@@ -379,7 +387,7 @@ constexpr int widest_column_tile_bound(const tiling_problem& P, int tc, int th) 
   using plan_detail::min_int;
   if (P.linear) return P.W;
   const std::int64_t in_h = min_int(input_extent(th, P.window.h, P.stride.h), P.Hin);
-  const std::int64_t in_c = P.channels_follow_input ? tc : P.Cin;
+  const std::int64_t in_c = (P.channels_follow_input ? tc : P.Cin) * std::int64_t{P.in_bpe};
   const std::int64_t per_col = in_h * in_c * P.inputs * P.stride.w + 2LL * th * tc * P.out_bpe;
   const std::int64_t fixed = in_h * in_c * P.inputs * (P.window.w - P.stride.w) +
                              std::int64_t{tc} * (P.weights_per_channel + P.params_per_channel);

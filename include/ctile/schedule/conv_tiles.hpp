@@ -217,7 +217,10 @@ constexpr command_shapes shapes_of(const hal::dma_limits& lim) {
 /// Whether the specialised loop runs layer `L` with plan `P` on DMA limits `lim`.
 template <layer L, layer_plan P>
 constexpr bool specialised(const hal::dma_limits& lim) {
-  if constexpr ((L.kind != op::conv && L.kind != op::depthwise && !channel_input(L)) || P.n_k > 1) {
+  // A layer with a 16-bit operand runs the generic loop (run_tiles), which gives its tiles
+  // their element widths and so the portable wide kernels.
+  if constexpr ((L.kind != op::conv && L.kind != op::depthwise && !channel_input(L)) || P.n_k > 1 ||
+                L.wide()) {
     return false;
   } else {
     return P.n_h >= 1 && P.n_w >= 1 && P.n_c >= 1 && shapes_of<L, P>(lim).single;
@@ -602,7 +605,7 @@ constexpr std::uint32_t command_max(const hal::dma_limits& lim) {
 /// whole rows or one row), the per-channel parameters and the outputs (1-D, whole or by tiles).
 template <layer L, layer_plan P>
 constexpr bool specialised(const hal::dma_limits& lim) {
-  if constexpr (L.kind != op::linear) {
+  if constexpr (L.kind != op::linear || L.wide()) {  // a 16-bit input: run_linear_tiles
     return false;
   } else {
     const auto K = static_cast<std::uint32_t>(L.in.elements());

@@ -42,6 +42,20 @@ constexpr std::size_t output_element(const layer& l, bool chw, std::size_t k) {
   return (k % c) * plane + k / c;
 }
 
+/// The value of element `at` (in elements, as output_element gives it) of layer `l`'s output
+/// as the runtime stores it: int32 logits, or an activation of output_bytes_per_element bytes
+/// (little-endian; two's complement when the proven range is signed).
+constexpr std::int32_t stored_value(const layer& l, const std::uint8_t* bytes, std::size_t at) {
+  const int n = l.output_bytes_per_element();
+  std::uint32_t u = 0;
+  for (int b = 0; b < n; ++b)
+    u |= std::uint32_t{bytes[n * at + static_cast<std::size_t>(b)]} << (8 * b);
+  if (n == 4) return static_cast<std::int32_t>(u);
+  if (!l.out_range.is_signed()) return static_cast<std::int32_t>(u);
+  return n == 2 ? std::int32_t{static_cast<std::int16_t>(u)}
+                : std::int32_t{static_cast<std::int8_t>(u)};
+}
+
 /// The default hook: does nothing, and the executor emits nothing for it.
 struct no_hook {
   constexpr void operator()(const layer_output&) const {}
@@ -158,7 +172,12 @@ void run_layer(M& l3, const layer_context& c, std::uint8_t* l2, detail::l3_slot<
   const l3_decision& d = P.l3;
   const int ebytes = L.output_bytes_per_element();
   const std::int64_t row_y = std::int64_t{L.out.w} * L.out.c * ebytes;
-  const std::int64_t row_x = std::int64_t{L.in.w} * L.in.c;
+  // An input row as staged from L3 (plan_detail::input_row_bytes: the wider input's width);
+  // input k's own rows are row_k bytes.
+  const std::int64_t row_x = plan_detail::input_row_bytes(L);
+  const auto row_k = [&](int k) {
+    return std::int64_t{L.in.w} * L.in.c * L.input_bytes_per_element(k);
+  };
   const std::int64_t w_bytes = plan_detail::weight_bytes(L);
   const int wpc = weights_per_channel(L);
   const int dpc = data_per_channel(L);
@@ -202,7 +221,8 @@ void run_layer(M& l3, const layer_context& c, std::uint8_t* l2, detail::l3_slot<
     const std::int64_t bytes = std::int64_t{r.in_size} * row_x;
     for (int k = 0; k < L.inputs(); ++k)
       if (x_from_l3(k))
-        xin[half].read(l3, dst + x_slot(k) * bytes, c.src_s[k]->l3_y + r.in_begin * row_x, bytes);
+        xin[half].read(l3, dst + x_slot(k) * bytes, c.src_s[k]->l3_y + r.in_begin * row_k(k),
+                       std::int64_t{r.in_size} * row_k(k));
   };
   const std::int64_t w_half = d.w && !w_whole ? detail::align4(d.l2_w / 2) : 0;
   const auto load_stripe = [&](int st, int half) {
@@ -369,23 +389,29 @@ template <int Layer, auto Name, op Kind, int Lo, int Hi>
 struct layer_output_range_exceeds_8_bits {
   static_assert(Layer < 0,
                 "the proven range Lo..Hi of this layer's output (an unclipped sum) does not fit "
-                "an 8-bit tensor, and the tiled runtime holds activations in 8 bits: clip the "
-                "layer, or ask for DORY's saturation with .saturating()");
+                "a 16-bit tensor, the widest activation the tiled runtime holds (8 bits, or 16 "
+                "for a range beyond 8): clip the layer, or ask for DORY's saturation with "
+                ".saturating()");
 };
 }  // namespace error
 
+/// The first layer whose output the tiled runtime cannot hold: an activation whose proven
+/// range fits no container (element_bytes 0: beyond 16 bits); -1 when there is none.
+constexpr int first_unheld_tensor(std::span<const layer> ls) {
+  for (std::size_t i = 0; i < ls.size(); ++i)
+    if (ls[i].output() == output_kind::u8 && element_bytes(ls[i].out_range) == 0)
+      return static_cast<int>(i);
+  return -1;
+}
+
 namespace schedule {
-/// Stops the build when a tensor the runtime would hold in 8 bits can exceed them (never
-/// saturated silently): the first such layer, its name and proven range. The error type's own
-/// assertion is the one error; this returns true either way, so no other assertion repeats it.
+/// Stops the build when a tensor can exceed the widest container the runtime holds (16 bits;
+/// never saturated silently): the first such layer, its name and proven range. The error
+/// type's own assertion is the one error; this returns true either way, so no other assertion
+/// repeats it.
 template <class Net>
 consteval bool check_8bit_tensors() {
-  constexpr int bad = [] {
-    for (std::size_t i = 0; i < Net::size; ++i)
-      if (Net::layers[i].output() == output_kind::u8 && !Net::layers[i].out_range.fits_8bit())
-        return static_cast<int>(i);
-    return -1;
-  }();
+  constexpr int bad = first_unheld_tensor(Net::layers);
   if constexpr (bad >= 0) {
     constexpr layer L = Net::layers[static_cast<std::size_t>(bad)];
     constexpr fixed_string<L.name.size() + 1> name{L.name};
@@ -402,7 +428,7 @@ consteval bool check_8bit_tensors() {
 template <network_type Net, platform Plat, objective O = objective::model>
 struct executor {
   static_assert(schedule::check_8bit_tensors<Net>(),
-                "a tensor of the network can exceed 8 bits: the error above names the layer");
+                "a tensor of the network can exceed 16 bits: the error above names the layer");
   static constexpr const network_plan<Net::size>& plan = plan_of<Net, Plat, O>;
 
   /// L1 bytes the largest layer's tile buffers take (the caller's L1 buffer size).

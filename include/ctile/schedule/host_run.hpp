@@ -65,16 +65,7 @@ inline run_status read_output(const layer& l, std::span<const std::uint8_t> byte
     return s;
   out.resize(static_cast<std::size_t>(l.out.elements()));
   for (std::size_t k = 0; k < out.size(); ++k) {
-    const std::size_t at = output_element(l, chw, k);
-    if (l.output() == output_kind::i32) {
-      std::int32_t x;
-      std::memcpy(&x, bytes.data() + 4 * at, 4);
-      out[k] = x;
-    } else {
-      // Signed ranges are held as two's complement.
-      out[k] = l.out_range.is_signed() ? std::int32_t{static_cast<std::int8_t>(bytes[at])}
-                                       : std::int32_t{bytes[at]};
-    }
+    out[k] = stored_value(l, bytes.data(), output_element(l, chw, k));
   }
   return {};
 }
@@ -177,18 +168,17 @@ inline planned_run plan_and_run_on_host(const platform& p, std::span<const layer
                                         host_run_options o = {}) {
   const std::size_t n = layers.size();
   planned_run r;
-  // A tensor that can exceed its 8-bit container is never run (it would be cut silently).
-  for (std::size_t i = 0; i < n; ++i) {
-    const layer& l = layers[i];
-    if (l.output() == output_kind::u8 && !l.out_range.fits_8bit()) {
-      r.planned = true;
-      r.run.problems.push_back(
-          "layer " + std::to_string(i) + " '" + std::string(l.name.c_str()) + "' (" +
-          op_name(l.kind) + "): its output's proven range " + std::to_string(l.out_range.lo) +
-          ".." + std::to_string(l.out_range.hi) +
-          " does not fit 8 bits (an unclipped sum); clip it or saturate it (.saturating())");
-      return r;
-    }
+  // A tensor that can exceed the widest container (16 bits) is never run (it would be cut
+  // silently).
+  if (const int bad = first_unheld_tensor(layers); bad >= 0) {
+    const layer& l = layers[static_cast<std::size_t>(bad)];
+    r.planned = true;
+    r.run.problems.push_back(
+        "layer " + std::to_string(bad) + " '" + std::string(l.name.c_str()) + "' (" +
+        op_name(l.kind) + "): its output's proven range " + std::to_string(l.out_range.lo) + ".." +
+        std::to_string(l.out_range.hi) +
+        " does not fit 16 bits (an unclipped sum); clip it or saturate it (.saturating())");
+    return r;
   }
   std::vector<layer_plan> plans(n);
   plan_layers(layers, p, objective::model, plans);

@@ -32,6 +32,15 @@ struct args_room {
   alignas(kernels::tile_args) unsigned char bytes[sizeof(kernels::tile_args)];
 };
 
+/// Sets the element widths of a tile's operands from the layer (tile_args::in_bytes, ...): a
+/// layer that reads or writes a 16-bit tensor gets the portable wide kernels.
+[[gnu::always_inline]] inline void set_widths(kernels::tile_args& a, const layer& l) {
+  a.in_bytes = static_cast<std::uint8_t>(l.input_bytes_per_element(0));
+  a.in2_bytes = static_cast<std::uint8_t>(l.kind == op::add ? l.input_bytes_per_element(1) : 1);
+  a.out_bytes =
+      static_cast<std::uint8_t>(l.output() == output_kind::u8 ? l.output_bytes_per_element() : 1);
+}
+
 /// Sets every field of `d` to the same field of `s`, scalar by scalar (a struct copy of even
 /// a constant can be a memcpy call). The structured bindings name every field: one more does
 /// not compile until it is added here.
@@ -58,7 +67,8 @@ struct args_room {
   constexpr kernels::tile_args d{};
   auto& [in, h_in, w_in, c_in, in2, out, h_out, w_out, c_out, kh, kw, sh, sw, dh, dw, pad_t, pad_b,
          pad_l, pad_r, weights, bias, kappa, lambda, quant, scale0, scale1, scratch, core, cores,
-         split, partial, k_first, k_last, out_chw, in_signed, in2_signed] = a;
+         split, partial, k_first, k_last, out_chw, in_signed, in2_signed, in_bytes, in2_bytes,
+         out_bytes] = a;
   in = d.in, h_in = d.h_in, w_in = d.w_in, c_in = d.c_in, in2 = d.in2, out = d.out;
   h_out = d.h_out, w_out = d.w_out, c_out = d.c_out;
   kh = d.kh, kw = d.kw, sh = d.sh, sw = d.sw, dh = d.dh, dw = d.dw;
@@ -71,6 +81,7 @@ struct args_room {
   set_fields(split, d.split);
   partial = d.partial, k_first = d.k_first, k_last = d.k_last, out_chw = d.out_chw;
   in_signed = d.in_signed, in2_signed = d.in2_signed;
+  in_bytes = d.in_bytes, in2_bytes = d.in2_bytes, out_bytes = d.out_bytes;
   return a;
 }
 
@@ -228,20 +239,21 @@ struct chw_job {
   int channels;
   int rows, cols, pixel, row;
   int plane;        ///< bytes of a channel's plane in L1
-  int n;            ///< bytes (one-byte lines) per command
+  int n;            ///< bytes (lines of one element) per command
   int per_channel;  ///< commands per channel
   bool direct;
+  int eb = 1;  ///< bytes per element (2: a 16-bit input; `pixel`, `row` are in bytes)
 };
 
 template <hal::dma_engine E>
 [[gnu::always_inline]] inline chw_job make_chw_job(std::uint8_t* l1, const std::uint8_t* l2,
                                                    int channels, int rows, int cols, int pixel,
-                                                   int row) {
+                                                   int row, int eb = 1) {
   constexpr hal::dma_limits lim = E::limits;
-  chw_job j{l1, l2, channels, rows, cols, pixel, row, 0, 0, 0, false};
-  j.plane = rows * cols;
+  chw_job j{l1, l2, channels, rows, cols, pixel, row, 0, 0, 0, false, eb};
+  j.plane = rows * cols * eb;
   const bool whole_rows = cols * pixel == row || rows == 1;
-  j.n = whole_rows ? j.plane : cols;
+  j.n = whole_rows ? j.plane : cols * eb;
   j.per_channel = whole_rows ? 1 : rows;
   const auto u = [](int v) { return static_cast<std::uint32_t>(v); };
   j.direct = lim.has_2d && j.n > 1 && u(j.n) <= lim.max_command_bytes &&
@@ -255,27 +267,28 @@ template <hal::dma_engine E>
 template <hal::dma_engine E>
 [[gnu::always_inline]] inline void program_chw(E& e, chain_slot<E>& slot, const chw_job& j,
                                                int first, int step) {
-  auto* b = const_cast<std::uint8_t*>(j.l2) + first;  // read-only: the DMA reads L2
+  auto* b = const_cast<std::uint8_t*>(j.l2) + first * j.eb;  // read-only: the DMA reads L2
   std::uint8_t* a = j.l1 + first * j.plane;
-  const int da = step * j.plane;
+  const int da = step * j.plane, db = step * j.eb;
+  const auto line = static_cast<std::uint32_t>(j.eb);
   if (j.direct) {
     const auto n = static_cast<std::uint32_t>(j.n);
     const auto pixel = static_cast<std::uint32_t>(j.pixel);
     if (j.per_channel == 1) {
-      for (int ch = first; ch < j.channels; ch += step, a += da, b += step)
-        slot.start_2d(e, hal::dma_dir::l2_to_l1, a, b, n, 1, pixel);
+      for (int ch = first; ch < j.channels; ch += step, a += da, b += db)
+        slot.start_2d(e, hal::dma_dir::l2_to_l1, a, b, n, line, pixel);
       return;
     }
-    for (int ch = first; ch < j.channels; ch += step, a += da, b += step) {
+    for (int ch = first; ch < j.channels; ch += step, a += da, b += db) {
       std::uint8_t* ar = a;
       std::uint8_t* br = b;
       for (int k = 0; k < j.per_channel; ++k, ar += j.n, br += j.row)
-        slot.start_2d(e, hal::dma_dir::l2_to_l1, ar, br, n, 1, pixel);
+        slot.start_2d(e, hal::dma_dir::l2_to_l1, ar, br, n, line, pixel);
     }
     return;
   }
-  for (int ch = first; ch < j.channels; ch += step, a += da, b += step)
-    copy_box(e, slot, hal::dma_dir::l2_to_l1, a, b, j.rows, j.cols, 1, j.pixel, j.row);
+  for (int ch = first; ch < j.channels; ch += step, a += da, b += db)
+    copy_box(e, slot, hal::dma_dir::l2_to_l1, a, b, j.rows, j.cols, j.eb, j.pixel, j.row);
 }
 
 /// This core's share of a marshalling job, inside a fork of the cluster: core i of a team of
@@ -393,6 +406,7 @@ template <class Env>
   using hal::dma_dir;
   E& dma = env.dma;
   const int K = static_cast<int>(L.in.elements());
+  const int xe = L.input_bytes_per_element();  // bytes per input element (2: a 16-bit input)
   const int nk = P.n_k > 1 ? P.n_k : 1;
   const int tk = nk > 1 ? P.tile_k : K;
   const int ic0 = v.c_begin / P.tile_c, ic1 = tiles_of(v.c_end, P.tile_c);
@@ -419,9 +433,9 @@ template <class Env>
 
   const auto load_x = [&](int ik, int b) CTILE_INLINE {
     x_in[b] = ik;
-    const int kn = x_whole ? K : k_bytes(ik);
+    const int kn = (x_whole ? K : k_bytes(ik)) * xe;
     copy_box(dma, xs[b], dma_dir::l2_to_l1, l1 + P.l1.x[b],
-             v.x + static_cast<std::ptrdiff_t>(ik) * tk, 1, 1, kn, kn, kn);
+             v.x + static_cast<std::ptrdiff_t>(ik) * tk * xe, 1, 1, kn, kn, kn);
   };
   const auto load_w = [&](int ic, int ik, int b) CTILE_INLINE {
     w_in[b] = ic * nk + ik;
@@ -452,6 +466,7 @@ template <class Env>
   a.cores = env.cores();
   a.split = P.split;
   a.in_signed = L.in_range.is_signed();
+  set_widths(a, L);
   if (nk > 1) a.partial = reinterpret_cast<std::int32_t*>(l1 + P.l1.scratch);
   const auto body = [&](int core) { env.run_kernel(kernels::kernel_kind::linear, a, core); };
   int ic = ic0, ik = 0;
@@ -490,7 +505,7 @@ template <class Env>
     // A fresh output buffer is free once its previous transfer is done.
     if (last && y_next == y_buf) ys[yb].wait(dma);
 
-    a.in = l1 + P.l1.x[xb] + (x_whole ? ik * tk : 0);
+    a.in = l1 + P.l1.x[xb] + (x_whole ? ik * tk * xe : 0);
     a.c_in = kn;
     a.out = y_next;
     a.c_out = cn;
@@ -501,7 +516,7 @@ template <class Env>
     }
     env.check_tile(kernels::kernel_kind::linear, a, P.scratch_bytes);
     {
-      [[maybe_unused]] auto reading = env.reading(a.in, kn);
+      [[maybe_unused]] auto reading = env.reading(a.in, static_cast<std::size_t>(kn) * xe);
       [[maybe_unused]] auto writing = env.writing(a.out, last ? cn * ebytes : 0);
       env.cluster.fork(a.cores, body);
     }
@@ -543,6 +558,10 @@ template <class Env>
   const int in_plane = L.in.h * L.in.w, out_plane = L.out.h * L.out.w;
   const bool channelwise = L.kind != op::conv && L.kind != op::linear;
   const int ebytes = L.output_bytes_per_element();
+  // Bytes per element of the inputs (2: a 16-bit tensor; a depthwise input's marshalling and a
+  // channel-major input are 8-bit only, see wide_layer_problem).
+  const int xe = L.input_bytes_per_element(0);
+  const int xe2 = L.kind == op::add ? L.input_bytes_per_element(1) : 1;
   const shape tile{P.tile_h, P.tile_w, P.tile_c};
   const int ic0 = v.c_begin / P.tile_c, ic1 = tiles_of(v.c_end, P.tile_c);
   const int iy0 = v.row_begin / P.tile_h, iy1 = tiles_of(v.row_end, P.tile_h);
@@ -586,19 +605,19 @@ template <class Env>
 
   // A depthwise input tile's marshalling: its channels' box in L2 (HWC) to planes in L1 (CHW).
   const auto chw_of = [&](const tile_region& r, int b) CTILE_INLINE {
-    const std::size_t origin = static_cast<std::size_t>(r.y.in_begin - v.x_row0) * L.in.w * L.in.c +
-                               static_cast<std::size_t>(r.x.in_begin) * L.in.c +
-                               static_cast<std::size_t>(r.cin_begin);
+    const std::size_t origin =
+        (static_cast<std::size_t>(r.y.in_begin - v.x_row0) * L.in.w * L.in.c +
+         static_cast<std::size_t>(r.x.in_begin) * L.in.c + static_cast<std::size_t>(r.cin_begin)) *
+        static_cast<std::size_t>(xe);
     return make_chw_job<E>(l1 + P.l1.x[b], v.x + origin, r.cin_size, r.y.in_size, r.x.in_size,
-                           L.in.c, L.in.w * L.in.c);
+                           L.in.c * xe, L.in.w * L.in.c * xe, xe);
   };
   const auto load_x = [&](coord c, const tile_region& r, int b) CTILE_INLINE {
     x_key_in[b] = x_key(c);
-    const int pixel = L.in.c;
+    const int pixel = L.in.c * xe;
     const int row = L.in.w * pixel;
-    const std::size_t col = static_cast<std::size_t>(r.x.in_begin) * pixel + r.cin_begin;
+    const std::size_t col = static_cast<std::size_t>(r.x.in_begin) * pixel + r.cin_begin * xe;
     const std::size_t origin = static_cast<std::size_t>(r.y.in_begin - v.x_row0) * row + col;
-    const std::size_t origin2 = static_cast<std::size_t>(r.y.in_begin - v.x2_row0) * row + col;
     if (chw_input) {  // HWC in L2 -> CHW in L1, programmed by the cores, each its share
       const chw_job j = chw_of(r, b);
       env.cluster.fork(env.cores(),
@@ -614,10 +633,16 @@ template <class Env>
       return;
     }
     copy_box(dma, xs[b], dma_dir::l2_to_l1, l1 + P.l1.x[b], v.x + origin, r.y.in_size, r.x.in_size,
-             r.cin_size, pixel, row);
-    if (L.kind == op::add)
+             r.cin_size * xe, pixel, row);
+    if (L.kind == op::add) {  // the second input in its own element width
+      const int pixel2 = L.in.c * xe2;
+      const int row2 = L.in.w * pixel2;
+      const std::size_t origin2 = static_cast<std::size_t>(r.y.in_begin - v.x2_row0) * row2 +
+                                  static_cast<std::size_t>(r.x.in_begin) * pixel2 +
+                                  static_cast<std::size_t>(r.cin_begin) * xe2;
       copy_box(dma, x2s[b], dma_dir::l2_to_l1, l1 + P.l1.x2[b], v.x2 + origin2, r.y.in_size,
-               r.x.in_size, r.cin_size, pixel, row);
+               r.x.in_size, r.cin_size * xe2, pixel2, row2);
+    }
   };
   const auto load_w = [&](int ic, int b) CTILE_INLINE {
     w_key_in[b] = ic;
@@ -652,6 +677,7 @@ template <class Env>
   a.out_chw = P.out_chw;
   a.in_signed = L.in_range.is_signed();
   a.in2_signed = L.kind == op::add && L.in2_range.is_signed();
+  set_widths(a, L);
   // The kernel's parameters: those in weight buffer `b` (set when the buffer changes).
   const auto point_w = [&](int b) CTILE_INLINE {
     if (!L.has_weights() || w_key_in[b] < 0) return;
@@ -723,12 +749,13 @@ template <class Env>
     a.h_out = r.y.out_size, a.w_out = r.x.out_size, a.c_out = r.c_size;
     const padding pad = r.pad();
     a.pad_t = pad.t, a.pad_b = pad.b, a.pad_l = pad.l, a.pad_r = pad.r;
-    const int in_bytes = r.y.in_size * r.x.in_size * r.cin_size;
+    const int in_bytes = r.y.in_size * r.x.in_size * r.cin_size * xe;
+    const int in2_bytes = r.y.in_size * r.x.in_size * r.cin_size * xe2;
     const int out_bytes = r.y.out_size * r.x.out_size * r.c_size * ebytes;
     env.check_tile(kk, a, P.scratch_bytes);
     {
       [[maybe_unused]] auto reading = env.reading(a.in, in_bytes);
-      [[maybe_unused]] auto reading2 = env.reading(a.in2, a.in2 != nullptr ? in_bytes : 0);
+      [[maybe_unused]] auto reading2 = env.reading(a.in2, a.in2 != nullptr ? in2_bytes : 0);
       [[maybe_unused]] auto writing = env.writing(a.out, out_bytes);
       auto& next_slots = xc[1 - xb];
       env.cluster.fork(a.cores, [&](int core) {

@@ -60,6 +60,16 @@ struct tile_args {
   /// products (sdotsp), pools and adds read the bytes as int8.
   bool in_signed = false;
   bool in2_signed = false;
+  /// Bytes per element of `in`, `in2` and (for activations) `out`: 1, or 2 for a 16-bit
+  /// tensor (an unclipped sum whose proven range needs more than 8 bits; int16 when signed,
+  /// else uint16). A tile with any 2 runs the portable wide kernels (wide.hpp), never the
+  /// 8-bit ones.
+  std::uint8_t in_bytes = 1;
+  std::uint8_t in2_bytes = 1;
+  std::uint8_t out_bytes = 1;
+  [[nodiscard]] constexpr bool wide() const {
+    return in_bytes != 1 || in2_bytes != 1 || out_bytes != 1;
+  }
 };
 
 /// The part of a tile's output one core computes: rows [y0, y1), columns [x0, x1),

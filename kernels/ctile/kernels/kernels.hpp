@@ -7,12 +7,19 @@
 #include "ctile/kernels/depthwise.hpp"
 #include "ctile/kernels/pool.hpp"
 #include "ctile/kernels/requant.hpp"
+#include "ctile/kernels/wide.hpp"
 
 namespace ctile::kernels {
 
 /// Runs kernel `k` on core `core`'s part of the tile described by `a` (whose own `core` is
-/// not read): the cores of a fork share one `a`.
+/// not read): the cores of a fork share one `a`. A tile with a 16-bit operand (tile_args::wide)
+/// runs the portable kernels of wide.hpp.
 inline void run(kernel_kind k, const tile_args& a, int core) {
+  // A 16-bit operand: the portable wide kernels, whatever the build's 8-bit kernels are.
+  if (a.wide()) {
+    wide::run(k, a, core);
+    return;
+  }
   switch (k) {
     case kernel_kind::conv:
       conv_hwc(a, core);

@@ -50,6 +50,10 @@ constexpr tile_args layer_args(const layer& l, const layer_params& p) {
   a.scale1 = l.in_scale[1];
   a.in_signed = l.in_range.is_signed();
   a.in2_signed = l.kind == op::add && l.in2_range.is_signed();
+  a.in_bytes = static_cast<std::uint8_t>(l.input_bytes_per_element(0));
+  a.in2_bytes = static_cast<std::uint8_t>(l.kind == op::add ? l.input_bytes_per_element(1) : 1);
+  a.out_bytes =
+      static_cast<std::uint8_t>(l.output() == output_kind::u8 ? l.output_bytes_per_element() : 1);
   return a;
 }
 

@@ -63,7 +63,8 @@ inline void problem_json(std::FILE* f, const tiling_problem& t) {
   std::fprintf(f,
                "{\"kind\": %d, \"H\": %d, \"W\": %d, \"C\": %d, \"Hin\": %d, \"Win\": %d, "
                "\"Cin\": %d, \"kernel\": [%d, %d], \"stride\": [%d, %d], \"pad\": [%d, %d, %d, "
-               "%d], \"dilation\": [%d, %d], \"out_bpe\": %d, \"weights_per_channel\": %d, "
+               "%d], \"dilation\": [%d, %d], \"out_bpe\": %d, \"in_bpe\": %d, "
+               "\"weights_per_channel\": %d, "
                "\"params_per_channel\": %d, "
                "\"inputs\": %d, \"channels_follow_input\": %d, \"linear\": %d, "
                "\"whole_rows\": %d, \"max_tile_h\": %d, \"cores\": %d, \"l1_budget\": %d, "
@@ -75,8 +76,8 @@ inline void problem_json(std::FILE* f, const tiling_problem& t) {
                ", %" PRId64 "]}",
                static_cast<int>(t.kind), t.H, t.W, t.C, t.Hin, t.Win, t.Cin, t.kernel.h, t.kernel.w,
                t.stride.h, t.stride.w, t.pad.t, t.pad.b, t.pad.l, t.pad.r, t.dilation.h,
-               t.dilation.w, t.out_bpe, t.weights_per_channel, t.params_per_channel, t.inputs,
-               t.channels_follow_input ? 1 : 0, t.linear ? 1 : 0, t.whole_rows ? 1 : 0,
+               t.dilation.w, t.out_bpe, t.in_bpe, t.weights_per_channel, t.params_per_channel,
+               t.inputs, t.channels_follow_input ? 1 : 0, t.linear ? 1 : 0, t.whole_rows ? 1 : 0,
                t.max_tile_h, t.cores, t.l1_budget, t.macs, t.dma_bytes_per_kcycle, t.dma_latency,
                t.dma_limit, t.dma_line_max, t.conv_scratch, t.tile_overhead, t.terms.p0, t.terms.p4,
                t.terms.p1, t.terms.s0, t.terms.s4, t.terms.s1, t.terms.u0, t.terms.u4, t.terms.u1,
@@ -117,12 +118,15 @@ inline void export_problems(std::FILE* f, std::span<const layer> layers, const p
     string(f, l.name.c_str());
     std::fprintf(f, ", \"kind\": ");
     string(f, op_name(l.kind));
-    std::fprintf(f,
-                 ", \"src\": [%d, %d], \"in\": [%d, %d, %d], \"out\": [%d, %d, %d], "
-                 "\"weight_bytes\": %" PRId64 ", \"input_bytes\": %" PRId64
-                 ", \"output_bytes\": %" PRId64 ",\n   \"problem\": ",
-                 l.src[0], l.src[1], l.in.h, l.in.w, l.in.c, l.out.h, l.out.w, l.out.c,
-                 plan_detail::weight_bytes(l), plan_detail::input_bytes(l), l.output_bytes());
+    std::fprintf(
+        f,
+        ", \"src\": [%d, %d], \"in\": [%d, %d, %d], \"out\": [%d, %d, %d], "
+        "\"weight_bytes\": %" PRId64 ", \"input_bytes\": %" PRId64 ", \"output_bytes\": %" PRId64
+        ", \"element_bytes\": [%d, %d, %d],\n   \"problem\": ",
+        l.src[0], l.src[1], l.in.h, l.in.w, l.in.c, l.out.h, l.out.w, l.out.c,
+        plan_detail::weight_bytes(l), plan_detail::input_bytes(l), l.output_bytes(),
+        l.kind == op::input ? 1 : l.input_bytes_per_element(0),
+        l.kind == op::add ? l.input_bytes_per_element(1) : 1, l.output_bytes_per_element());
     if (l.kind == op::input)
       std::fprintf(f, "null");
     else

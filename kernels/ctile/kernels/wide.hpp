@@ -1,0 +1,196 @@
+// Portable kernels for tiles with a 16-bit operand: a layer that reads or writes a tensor whose
+// proven range needs more than 8 bits (an unclipped residual sum or average pool). Plain C++
+// loops over the tile with the exact integer semantics of quant.hpp (64-bit accumulators and
+// requantization by the layer's own m and d), every kind of the layer vocabulary. Elements are
+// 1 byte (u8 / s8) or 2 bytes (u16 / s16, little-endian) as `tile_args::in_bytes`,
+// `in2_bytes` and `out_bytes` say; kernels::run sends every tile with a 2 here, so the 8-bit
+// kernels (and their SIMD paths) never see 16-bit data.
+#pragma once
+
+#include <cstdint>
+
+#include "ctile/kernels/args.hpp"
+#include "ctile/kernels/requant.hpp"
+#include "ctile/layers/quant.hpp"
+
+namespace ctile::kernels::wide {
+
+/// Element `i` of an activation buffer of `bytes`-byte elements (`sgn`: two's complement).
+inline std::int32_t load(const std::uint8_t* p, long i, int bytes, bool sgn) {
+  if (bytes == 2) {
+    const auto v = static_cast<std::uint16_t>(p[2 * i] | (p[2 * i + 1] << 8));
+    return sgn ? std::int32_t{static_cast<std::int16_t>(v)} : std::int32_t{v};
+  }
+  return sgn ? std::int32_t{static_cast<std::int8_t>(p[i])} : std::int32_t{p[i]};
+}
+
+/// Stores `v` as element `i` of an output of `bytes`-byte elements (1, 2, or 4 for int32).
+inline void store(void* out, long i, int bytes, std::int32_t v) {
+  auto* o = static_cast<std::uint8_t*>(out);
+  const auto u = static_cast<std::uint32_t>(v);
+  for (int k = 0; k < bytes; ++k) o[bytes * i + k] = static_cast<std::uint8_t>(u >> (8 * k));
+}
+
+/// The requantization of t as the plan's constants define it (quant.hpp: exact, no shortcut).
+inline std::int32_t requant(const requant_plan& q, std::int64_t t) {
+  if (q.mode == requant_mode::raw) return static_cast<std::int32_t>(t);
+  return static_cast<std::int32_t>(clamp64(floor_div(t * q.m, q.d), q.lo, q.hi));
+}
+
+/// A weighted layer's accumulator of output channel `co` (of the tile) to its output value.
+inline std::int32_t finish(const tile_args& a, int co, std::int64_t acc) {
+  if (a.bias != nullptr) acc += a.bias[co];
+  if (a.quant.mode == requant_mode::raw) return static_cast<std::int32_t>(acc);
+  if (a.kappa != nullptr) acc = batchnorm(acc, a.kappa[co], a.lambda[co]);
+  return requant(a.quant, acc);
+}
+
+/// The output element's bytes: 4 for raw int32, else `out_bytes`.
+inline int out_width(const tile_args& a) {
+  return a.quant.mode == requant_mode::raw ? 4 : a.out_bytes;
+}
+
+/// Conv and pointwise: HWC input, weights [c_out][kh][kw][c_in], HWC (or, with out_chw,
+/// channel-major) output; the tile's padding is zero.
+inline void conv(const tile_args& a, const box& b) {
+  const int ob = out_width(a);
+  for (int oy = b.y0; oy < b.y1; ++oy)
+    for (int ox = b.x0; ox < b.x1; ++ox)
+      for (int co = b.c0; co < b.c1; ++co) {
+        std::int64_t acc = 0;
+        for (int ky = 0; ky < a.kh; ++ky) {
+          const int iy = oy * a.sh - a.pad_t + ky * a.dh;
+          if (iy < 0 || iy >= a.h_in) continue;
+          for (int kx = 0; kx < a.kw; ++kx) {
+            const int ix = ox * a.sw - a.pad_l + kx * a.dw;
+            if (ix < 0 || ix >= a.w_in) continue;
+            const long in0 = (static_cast<long>(iy) * a.w_in + ix) * a.c_in;
+            const long w0 = ((static_cast<long>(co) * a.kh + ky) * a.kw + kx) * a.c_in;
+            for (int ci = 0; ci < a.c_in; ++ci)
+              acc +=
+                  std::int64_t{load(a.in, in0 + ci, a.in_bytes, a.in_signed)} * a.weights[w0 + ci];
+          }
+        }
+        const long at = a.out_chw ? static_cast<long>(co) * a.h_out * a.w_out +
+                                        static_cast<long>(oy) * a.w_out + ox
+                                  : (static_cast<long>(oy) * a.w_out + ox) * a.c_out + co;
+        store(a.out, at, ob, finish(a, co, acc));
+      }
+}
+
+/// Depthwise: CHW input, weights [c][kh][kw], HWC output.
+inline void depthwise(const tile_args& a, const box& b) {
+  const int ob = out_width(a);
+  const long plane = static_cast<long>(a.h_in) * a.w_in;
+  for (int oy = b.y0; oy < b.y1; ++oy)
+    for (int ox = b.x0; ox < b.x1; ++ox)
+      for (int c = b.c0; c < b.c1; ++c) {
+        std::int64_t acc = 0;
+        for (int ky = 0; ky < a.kh; ++ky) {
+          const int iy = oy * a.sh - a.pad_t + ky * a.dh;
+          if (iy < 0 || iy >= a.h_in) continue;
+          for (int kx = 0; kx < a.kw; ++kx) {
+            const int ix = ox * a.sw - a.pad_l + kx * a.dw;
+            if (ix < 0 || ix >= a.w_in) continue;
+            acc += std::int64_t{load(a.in, c * plane + static_cast<long>(iy) * a.w_in + ix,
+                                     a.in_bytes, a.in_signed)} *
+                   a.weights[(static_cast<long>(c) * a.kh + ky) * a.kw + kx];
+          }
+        }
+        store(a.out, (static_cast<long>(oy) * a.w_out + ox) * a.c_out + c, ob, finish(a, c, acc));
+      }
+}
+
+/// Linear: the flattened input against c_out weight rows; with the reduction cut in K tiles,
+/// the sums carry over in `partial`, 64 bits per output channel (the plan's scratch holds
+/// 8 bytes per channel for a wide linear layer: linear_partial_bytes), so they stay exact.
+inline void linear(const tile_args& a, const box& b) {
+  const long k = static_cast<long>(a.h_in) * a.w_in * a.c_in;
+  const bool carry_in = a.partial != nullptr && !a.k_first;
+  const bool done = a.partial == nullptr || a.k_last;
+  const int ob = out_width(a);
+  auto* partial = reinterpret_cast<std::uint8_t*>(a.partial);
+  for (int co = b.c0; co < b.c1; ++co) {
+    std::uint64_t carried = 0;  // little-endian bytes: no alignment needed
+    if (carry_in)
+      for (int i = 0; i < 8; ++i) carried |= std::uint64_t{partial[8 * co + i]} << (8 * i);
+    std::int64_t acc = static_cast<std::int64_t>(carried);
+    for (long i = 0; i < k; ++i)
+      acc += std::int64_t{load(a.in, i, a.in_bytes, a.in_signed)} * a.weights[co * k + i];
+    if (!done) {
+      const auto u = static_cast<std::uint64_t>(acc);
+      for (int i = 0; i < 8; ++i) partial[8 * co + i] = static_cast<std::uint8_t>(u >> (8 * i));
+    } else {
+      store(a.out, co, ob, finish(a, co, acc));
+    }
+  }
+}
+
+/// Max and average pools: HWC, windows clipped to the tile (padding is skipped by a max and
+/// adds zeros to an average).
+inline void pool(const tile_args& a, const box& b, bool max) {
+  for (int oy = b.y0; oy < b.y1; ++oy)
+    for (int ox = b.x0; ox < b.x1; ++ox)
+      for (int c = b.c0; c < b.c1; ++c) {
+        std::int64_t sum = 0;
+        std::int32_t m = 0;
+        bool seen = false;
+        for (int ky = 0; ky < a.kh; ++ky) {
+          const int iy = oy * a.sh - a.pad_t + ky;
+          if (iy < 0 || iy >= a.h_in) continue;
+          for (int kx = 0; kx < a.kw; ++kx) {
+            const int ix = ox * a.sw - a.pad_l + kx;
+            if (ix < 0 || ix >= a.w_in) continue;
+            const std::int32_t v = load(a.in, (static_cast<long>(iy) * a.w_in + ix) * a.c_in + c,
+                                        a.in_bytes, a.in_signed);
+            sum += v;
+            m = !seen || v > m ? v : m;
+            seen = true;
+          }
+        }
+        store(a.out, (static_cast<long>(oy) * a.w_out + ox) * a.c_out + c, a.out_bytes,
+              max ? m : requant(a.quant, sum));
+      }
+}
+
+/// Residual add: both inputs HWC of the output's dims, each rescaled, summed, requantized.
+inline void add(const tile_args& a, const box& b) {
+  for (int y = b.y0; y < b.y1; ++y)
+    for (int x = b.x0; x < b.x1; ++x)
+      for (int c = b.c0; c < b.c1; ++c) {
+        const long i = (static_cast<long>(y) * a.w_out + x) * a.c_out + c;
+        const std::int64_t s =
+            apply(a.scale0, load(a.in, i, a.in_bytes, a.in_signed), a.quant.lo, a.quant.hi) +
+            apply(a.scale1, load(a.in2, i, a.in2_bytes, a.in2_signed), a.quant.lo, a.quant.hi);
+        store(a.out, i, a.out_bytes, requant(a.quant, s));
+      }
+}
+
+/// Runs kernel `k` on core `core`'s part of a tile with a 16-bit operand.
+inline void run(kernel_kind k, const tile_args& a, int core) {
+  const box b = work_of(k, a, core);
+  if (b.empty()) return;
+  switch (k) {
+    case kernel_kind::conv:
+    case kernel_kind::pointwise:
+      conv(a, b);
+      return;
+    case kernel_kind::depthwise:
+      depthwise(a, b);
+      return;
+    case kernel_kind::linear:
+      linear(a, b);
+      return;
+    case kernel_kind::maxpool:
+      pool(a, b, true);
+      return;
+    case kernel_kind::avgpool:
+      pool(a, b, false);
+      return;
+    case kernel_kind::add:
+      add(a, b);
+      return;
+  }
+}
+
+}  // namespace ctile::kernels::wide
