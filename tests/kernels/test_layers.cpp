@@ -15,6 +15,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -100,6 +101,25 @@ tile random_tile(const layer& l, rng_t& g, bool whole) {
   span(l.out.c, t.c0, t.c1);
   if (l.kind == op::linear) t.oy0 = 0, t.oy1 = 1, t.ox0 = 0, t.ox1 = 1;
   return t;
+}
+
+/// kernels::run_as with the variant the arguments state (kind; bias, batch-norm, channel-major
+/// output, signed inputs as constants) for convolutions, kernels::run otherwise: what the
+/// executor's loop nests call. The sequential runs below go through it, the threaded ones
+/// through kernels::run, each against the reference.
+void run_as_args(kernel_kind k, const tile_args& b, int core) {
+  if (k != kernel_kind::conv && k != kernel_kind::pointwise) return kernels::run(k, b, core);
+  const int key = (k == kernel_kind::pointwise ? 16 : 0) + (b.bias != nullptr ? 8 : 0) +
+                  (b.kappa != nullptr ? 4 : 0) + (b.out_chw ? 2 : 0) + (b.in_signed ? 1 : 0);
+  [&]<int... K>(std::integer_sequence<int, K...>) {
+    (void)((key == K ? (kernels::run_as<kernel_variant{
+                            static_cast<int>(K >= 16 ? kernel_kind::pointwise : kernel_kind::conv),
+                            (K >> 3) & 1, (K >> 2) & 1, (K >> 1) & 1, K & 1}>(k, b, core),
+                        true)
+                     : false) ||
+           ...);
+  }
+  (std::make_integer_sequence<int, 32>{});
 }
 
 /// Runs the kernel for the tile on `cores` cores under `split` and compares with the
@@ -211,7 +231,7 @@ struct tile_run {
       for (int i = 0; i < cores; ++i) {
         tile_args mine = b;
         mine.core = i;
-        kernels::run(kind, mine);
+        run_as_args(kind, mine, i);
       }
     }
     // want[i] is HWC: pixel i / c_out, channel i % c_out.

@@ -498,7 +498,7 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
     if constexpr (per_c) a.c_in = a.c_out;
   };
 
-  const auto body = [&](int core) { env.run_kernel(kk, a, core); };
+  const auto body = [&](int core) { env.template run_kernel_as<variant_of(L, P)>(kk, a, core); };
 
   int ic = ic0, iy = iy0, ix = 0;
   const bool one_spatial = (iy1 - iy0) * nx == 1;
@@ -548,7 +548,7 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
         auto& next_slots = xc[1 - xb];
         env.cluster.fork(a.cores, [&](int core) {
           if (next != nullptr) program_chw_share(dma, env.cluster, next_slots, *next, core);
-          env.run_kernel(kk, a, core);
+          env.template run_kernel_as<variant_of(L, P)>(kk, a, core);
         });
       } else {
         env.cluster.fork(a.cores, body);
@@ -939,7 +939,7 @@ void run_tiles_static(Env& env, const kernels::requant_plan& q, const l2_operand
   } else if constexpr (linear_detail::specialised<L, P>(Env::dma_type::limits)) {
     linear_detail::linear_loop<L, P>(env, q, v, l1);
   } else {
-    run_tiles(env, L, P, q, v, l1);
+    run_tiles<variant_of(L, P)>(env, L, P, q, v, l1);
   }
 }
 

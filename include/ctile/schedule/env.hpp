@@ -25,6 +25,11 @@ struct tile_kernels {
   static void run(kernels::kernel_kind k, const kernels::tile_args& a, int core) {
     kernels::run(k, a, core);
   }
+  /// Only the variants `V` allows (see kernels::kernel_variant).
+  template <kernels::kernel_variant V>
+  static void run_as(kernels::kernel_kind k, const kernels::tile_args& a, int core) {
+    kernels::run_as<V>(k, a, core);
+  }
 };
 
 /// The DMA, the cluster, and a checker. `Checks` provides reading/writing (scoped guards held
@@ -48,6 +53,16 @@ struct exec_env {
   /// one argument block on the cluster).
   void run_kernel(kernels::kernel_kind k, const kernels::tile_args& a, int core) {
     Kernels::run(k, a, core);
+  }
+  /// The same from a loop nest that knows variant `V` of its tiles at compile time (see
+  /// kernels::kernel_variant); kernels without variants (a bench's or a test's stand-in) run
+  /// as run_kernel.
+  template <kernels::kernel_variant V>
+  void run_kernel_as(kernels::kernel_kind k, const kernels::tile_args& a, int core) {
+    if constexpr (requires { Kernels::template run_as<V>(k, a, core); })
+      Kernels::template run_as<V>(k, a, core);
+    else
+      Kernels::run(k, a, core);
   }
 };
 

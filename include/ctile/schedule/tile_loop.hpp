@@ -24,6 +24,19 @@
 
 namespace ctile::schedule {
 
+/// What a loop nest of layer `l` planned as `p` knows of its kernel calls at compile time when
+/// both are constants (kernels::kernel_variant): the kernel kind, the layer's bias and
+/// batch-norm arrays, the output layout, the inputs' signedness and whether an operand is a
+/// 16-bit tensor, as the loops set them in the kernel arguments (set_widths).
+constexpr kernels::kernel_variant variant_of(const layer& l, const layer_plan& p) {
+  return {static_cast<int>(kernels::kind_of(l)),
+          l.bias ? 1 : 0,
+          l.batchnorm ? 1 : 0,
+          p.out_chw ? 1 : 0,
+          l.in_range.is_signed() ? 1 : 0,
+          l.wide() ? 1 : 0};
+}
+
 /// Uninitialised room for one tile's kernel arguments, to be filled by fresh_args: a
 /// default-constructed tile_args is a copy of its whole constant image (on rv32imc, a 48-word
 /// copy loop), where field-by-field stores cost about a third of that, and the stores the loop
@@ -539,8 +552,9 @@ template <class Env>
 
 /// Runs the loop nest of layer `L` with plan `P` over the part of it that `v` describes.
 /// `l1` is the layer's L1 arena (the plan's offsets are relative to it); `q` the layer's exact
-/// requantization.
-template <class Env>
+/// requantization. `V`: what the caller knows of the kernel calls at compile time (variant_of
+/// when `L` and `P` are constants; by default nothing, and every kernel variant is reachable).
+template <kernels::kernel_variant V = kernels::kernel_variant{}, class Env>
 [[gnu::always_inline]] inline void run_tiles(Env& env, const layer& L, const layer_plan& P,
                                              const kernels::requant_plan& q, const l2_operands& v,
                                              std::uint8_t* l1) {
@@ -760,7 +774,7 @@ template <class Env>
       auto& next_slots = xc[1 - xb];
       env.cluster.fork(a.cores, [&](int core) {
         if (next != nullptr) program_chw_share(dma, env.cluster, next_slots, *next, core);
-        env.run_kernel(kk, a, core);
+        env.template run_kernel_as<V>(kk, a, core);
       });
     }
     // Send the tile's output to L2.

@@ -366,20 +366,36 @@ inline void conv_pairs(const tile_args& a, const box& b, std::uint8_t* col0, std
 
 /// conv_pairs with the plan's requantization kind and the options of this call, for the
 /// output layout `CM` (channel-major or HWC).
-template <bool CM>
+///
+/// `Opt`, when the caller knows it at compile time (the layer's bias and batch-norm: 2 for a
+/// bias, 1 for batch-norm; -1 when not known), keeps only that option set's variants: the
+/// arguments must then have exactly those arrays (a bias pointer when bit 2 is set, kappa and
+/// lambda when bit 1 is).
+template <bool CM, int Opt = -1>
 inline void conv_any(const tile_args& a, const box& b, std::uint8_t* col0, std::uint8_t* col1) {
   const atoms::fast_requant q = atoms::fast_of(a);
   const int kind = atoms::fast_kind(a.quant);
   if (kind == 3) return conv_pairs<3, false, false, CM>(a, b, col0, col1);
-  const int opt = (q.bias != nullptr ? 2 : 0) + (q.kappa != nullptr ? 1 : 0);
-  // One instantiation per kind (0..2) and option set: bias (2), batch-norm (1).
-  [&]<int... O>(std::integer_sequence<int, O...>) {
-    (void)((kind * 4 + opt == O
-                ? (conv_pairs<O / 4, (O & 2) != 0, (O & 1) != 0, CM>(a, b, col0, col1), true)
-                : false) ||
-           ...);
+  if constexpr (Opt >= 0) {
+    // One instantiation per kind (0..2) of the one option set.
+    [&]<int... K>(std::integer_sequence<int, K...>) {
+      (void)((kind == K
+                  ? (conv_pairs<K, (Opt & 2) != 0, (Opt & 1) != 0, CM>(a, b, col0, col1), true)
+                  : false) ||
+             ...);
+    }
+    (std::make_integer_sequence<int, 3>{});
+  } else {
+    const int opt = (q.bias != nullptr ? 2 : 0) + (q.kappa != nullptr ? 1 : 0);
+    // One instantiation per kind (0..2) and option set: bias (2), batch-norm (1).
+    [&]<int... O>(std::integer_sequence<int, O...>) {
+      (void)((kind * 4 + opt == O
+                  ? (conv_pairs<O / 4, (O & 2) != 0, (O & 1) != 0, CM>(a, b, col0, col1), true)
+                  : false) ||
+             ...);
+    }
+    (std::make_integer_sequence<int, 12>{});
   }
-  (std::make_integer_sequence<int, 12>{});
 }
 
 /// Signed inputs (`tile_args::in_signed`): each pixel of the box against four filters at a
@@ -416,29 +432,52 @@ template <bool CM>
 
 /// The channel-major variants live out of line of the HWC ones: a program that never asks for
 /// a channel-major output does not keep their code.
+template <int Opt = -1>
 [[gnu::noinline]] inline void conv_any_chw(const tile_args& a, const box& b, std::uint8_t* col0,
                                            std::uint8_t* col1) {
-  conv_any<true>(a, b, col0, col1);
+  conv_any<true, Opt>(a, b, col0, col1);
+}
+
+/// The convolution variant for the tile: signed or unsigned inputs, channel-major or HWC
+/// output, each a constant when the caller knows it (`Signed`, `Chw`: 0 or 1; -1 when not
+/// known, then read from the arguments), so that only the variants a program can reach are
+/// instantiated. `col0` is null for a pointwise kernel (the input read in place).
+template <int Opt, int Chw, int Signed>
+inline void conv_select(const tile_args& a, const box& b, std::uint8_t* col0, std::uint8_t* col1) {
+  if constexpr (Signed != 0) {
+    if (Signed == 1 || a.in_signed) {
+      if constexpr (Chw != 0) {
+        if (Chw == 1 || a.out_chw) {
+          conv_signed<true>(a, b, col0);
+          return;
+        }
+      }
+      if constexpr (Chw != 1) conv_signed<false>(a, b, col0);
+      return;
+    }
+  }
+  if constexpr (Signed != 1) {
+    if constexpr (Chw != 0) {
+      if (Chw == 1 || a.out_chw) {
+        conv_any_chw<Opt>(a, b, col0, col1);
+        return;
+      }
+    }
+    if constexpr (Chw != 1) conv_any<false, Opt>(a, b, col0, col1);
+  }
 }
 
 }  // namespace detail
 
 /// Pointwise convolution (1x1 kernel, any stride, no padding): this core's part of the tile
 /// (output HWC, or channel-major with `out_chw`).
+/// `Opt`, `Chw`, `Signed`: what the caller knows of the tile at compile time (see
+/// detail::conv_select; -1 each: nothing, every variant reachable).
+template <int Opt = -1, int Chw = -1, int Signed = -1>
 inline void pointwise_hwc(const tile_args& a, int core) {
   const box b = work_of(kernel_kind::pointwise, a, core);
   if (b.empty()) return;
-  if (a.in_signed) {
-    if (a.out_chw)
-      detail::conv_signed<true>(a, b, nullptr);
-    else
-      detail::conv_signed<false>(a, b, nullptr);
-    return;
-  }
-  if (a.out_chw)
-    detail::conv_any_chw(a, b, nullptr, nullptr);
-  else
-    detail::conv_any<false>(a, b, nullptr, nullptr);
+  detail::conv_select<Opt, Chw, Signed>(a, b, nullptr, nullptr);
 }
 /// The same for core `a.core`.
 inline void pointwise_hwc(const tile_args& a) {
@@ -447,9 +486,11 @@ inline void pointwise_hwc(const tile_args& a) {
 
 /// Convolution (any kernel, stride, per-tile padding): this core's part of the tile.
 /// Scratch: conv_scratch_per_core(kh, kw, c_in) bytes per core.
+/// `Opt`, `Chw`, `Signed`: as for pointwise_hwc.
+template <int Opt = -1, int Chw = -1, int Signed = -1>
 inline void conv_hwc(const tile_args& a, int core) {
   if (a.kh == 1 && a.kw == 1 && a.pad_t == 0 && a.pad_l == 0 && a.pad_b == 0 && a.pad_r == 0) {
-    pointwise_hwc(a, core);
+    pointwise_hwc<Opt, Chw, Signed>(a, core);
     return;
   }
   const box b = work_of(kernel_kind::conv, a, core);
@@ -457,17 +498,7 @@ inline void conv_hwc(const tile_args& a, int core) {
   std::uint8_t* col0 =
       a.scratch + static_cast<long>(core) * conv_scratch_per_core(a.kh, a.kw, a.c_in);
   std::uint8_t* col1 = col0 + round4(a.kh * a.kw * a.c_in);
-  if (a.in_signed) {
-    if (a.out_chw)
-      detail::conv_signed<true>(a, b, col0);
-    else
-      detail::conv_signed<false>(a, b, col0);
-    return;
-  }
-  if (a.out_chw)
-    detail::conv_any_chw(a, b, col0, col1);
-  else
-    detail::conv_any<false>(a, b, col0, col1);
+  detail::conv_select<Opt, Chw, Signed>(a, b, col0, col1);
 }
 /// The same for core `a.core`.
 inline void conv_hwc(const tile_args& a) {
