@@ -321,4 +321,39 @@ TEST(ExecutorWide, KTiledClassifierSumsBeyond32Bits) {
   EXPECT_GT(distinct.size(), 3u);
 }
 
+// The same family on an L2 smaller than the plan's arena with every tensor in L2 (30% to 95% of
+// it, no code reserve, no stacks), L3 on: activations and weights staged through L3 by the
+// cascade, every layer value by value against the reference, at L1 budgets that keep the
+// layers whole and that cut them in tiles.
+TEST(ExecutorWide, FamilyOnASmallL2ThroughL3) {
+  std::mt19937 g(77);
+  int runs = 0, through_l3 = 0;
+  for (int round = 0; round < 3; ++round)
+    for (const consumer k : consumers) {
+      const wide_case w = make_case(g, k);
+      std::vector<layer_plan> plans(w.layers.size());
+      plan_layers(w.layers, gap8, objective::model, plans);
+      std::vector<layer_l2> l2s(w.layers.size());
+      const auto whole = finish_network(w.layers, gap8.with_code_reserve(0), plans, l2s);
+      ASSERT_TRUE(whole.ok()) << w.what;
+      for (int pct = 30; pct <= 95; pct += 5)
+        for (const int l1 : {65536, 512}) {
+          const int l2 = whole.l2_peak * pct / 100;
+          const platform p =
+              gap8.with_l1(l1).with_stacks(0, 0).with_code_reserve(0).with_l2(l2).named("small L2");
+          SCOPED_TRACE("L2 " + std::to_string(l2) + " of " + std::to_string(whole.l2_peak) +
+                       ", L1 " + std::to_string(l1));
+          if (!check_case(w, p, "small L2")) continue;
+          ++runs;
+          std::vector<layer_plan> ps(w.layers.size());
+          plan_layers(w.layers, p, objective::model, ps);
+          std::vector<layer_l2> ls(w.layers.size());
+          through_l3 += finish_network(w.layers, p, ps, ls).l3_used > 0;
+        }
+    }
+  // Most budgets plan (the smallest may not), and those below the arena go through L3.
+  EXPECT_GT(runs, 3 * static_cast<int>(std::size(consumers)) * 14);
+  EXPECT_GT(through_l3, runs / 2);
+}
+
 }  // namespace

@@ -151,6 +151,14 @@ constexpr int band_input_rows(const layer& l, int band) {
   return r < l.in.h ? r : l.in.h;
 }
 
+/// L2 bytes of the inputs of a layer that stay whole in L2 while `inputs_in_l3` > 0 of its
+/// inputs come from L3 (an add's other input), each in the wider input's element width as the
+/// stripes are; 0 when no input comes from L3 (the inputs then count as `input_bytes`).
+constexpr std::int64_t resident_input_bytes(const layer& l, int inputs_in_l3) {
+  if (inputs_in_l3 <= 0) return 0;
+  return std::int64_t{align4l(l.in.elements() * l.input_bytes_max())} * (l.inputs() - inputs_in_l3);
+}
+
 }  // namespace plan_detail
 
 /// L2 bytes of a layer's buffers for one L3 choice (DESIGN.md section 2): `inputs_in_l3` of its
@@ -171,9 +179,7 @@ constexpr l3_buffer_bytes l3_buffers(const layer& l, int inputs_in_l3, int band,
   const std::int64_t in_row = plan_detail::input_row_bytes(l) * (input_in_l3 ? inputs_in_l3 : 1);
   b.x = input_in_l3 ? 2 * align4l(plan_detail::band_input_rows(l, band) * in_row)
                     : align4l(plan_detail::input_bytes(l));
-  b.x_resident = input_in_l3
-                     ? align4l(l.in.elements() * l.input_bytes_max()) * (l.inputs() - inputs_in_l3)
-                     : 0;
+  b.x_resident = plan_detail::resident_input_bytes(l, inputs_in_l3);
   b.y = y_rows ? 2 * align4l(band * row_y) : align4l(row_y * l.out.h);
   b.w = w_striped && W > 0 ? 2 * align4l(wc * per_channel_w) : align4l(W);
   return b;
@@ -239,9 +245,7 @@ constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const pla
   const bool input_in_l3 = inputs_in_l3 > 0;
   const std::int64_t in_row = plan_detail::input_row_bytes(l) * (input_in_l3 ? inputs_in_l3 : 1);
   const std::int64_t X = plan_detail::input_bytes(l);
-  const std::int64_t x_resident =
-      input_in_l3 ? align4l(l.in.elements() * l.input_bytes_max()) * (l.inputs() - inputs_in_l3)
-                  : 0;
+  const std::int64_t x_resident = plan_detail::resident_input_bytes(l, inputs_in_l3);
   const int k_h = l.kind == op::linear ? l.in.h : l.window().h;
   const int s_h = l.kind == op::linear ? 1 : l.stride.h;
   auto in_rows = [&](int band) {
@@ -842,8 +846,7 @@ constexpr network_summary finish_network_imported(std::span<const layer> ls, con
         live += plans[static_cast<std::size_t>(j)].l3.l2_y;
     int in_l3 = 0;
     for (int k = 0; k < l.inputs(); ++k) in_l3 += choice[static_cast<std::size_t>(l.src[k])].y;
-    const std::int64_t x_resident =
-        in_l3 > 0 ? align4l(l.in.elements() * l.input_bytes_max()) * (l.inputs() - in_l3) : 0;
+    const std::int64_t x_resident = plan_detail::resident_input_bytes(l, in_l3);
     const std::int64_t need = resident + live + lp.l3.l2_x + x_resident + lp.l3.l2_y +
                               (lp.l3.w ? lp.l3.l2_w : 0) + next_w;
     if (need > budget) return fail(i, C::layer_buffers_exceed_l2, need, budget);
