@@ -313,6 +313,37 @@ TEST(PlanSearch, NetworkPlanRejectsLayersThatWereNotInferred) {
   EXPECT_EQ(s.layer, 1);  // the layer whose source is unresolved
   std::vector<layer_plan> fewer(1);
   EXPECT_EQ(finish_network(ls, gap8, fewer, l2).problem, plan_fault::not_inferred);
+  // The per-layer bounds and the imported check say the same.
+  const network_summary b = lower_bounds(ls, gap8);
+  EXPECT_EQ(b.problem, plan_fault::not_inferred);
+  EXPECT_EQ(b.layer, 1);
+  std::vector<imported_l3> choice(ls.size());
+  const network_summary m = finish_network_imported(ls, gap8, plans, l2, choice);
+  EXPECT_EQ(m.problem, plan_fault::not_inferred);
+  EXPECT_EQ(m.layer, 1);
+}
+
+// More layers than a plan holds: every network check names the count and the limit, before
+// reading a layer.
+TEST(PlanSearch, NetworkPlanRejectsTooManyLayers) {
+  std::vector<layer> ls{input(4, 4, 4)};
+  for (int i = 0; i < max_layers; ++i) ls.push_back(pointwise(4).requantized(1, 1));
+  ASSERT_TRUE(infer(ls).ok());
+  const auto n = static_cast<std::int64_t>(ls.size());
+  std::vector<layer_plan> plans(ls.size());
+  plan_layers(ls, gap8, objective::model, plans);
+  std::vector<layer_l2> l2(ls.size());
+  std::vector<imported_l3> choice(ls.size());
+  for (const network_summary& s : {finish_network(ls, gap8, plans, l2), lower_bounds(ls, gap8),
+                                   finish_network_imported(ls, gap8, plans, l2, choice)}) {
+    EXPECT_EQ(s.problem, plan_fault::too_many_layers);
+    EXPECT_EQ(s.needs, n);
+    EXPECT_EQ(s.budget, max_layers);
+  }
+  ls.pop_back();  // exactly max_layers: plans
+  plans.resize(ls.size()), l2.resize(ls.size());
+  plan_layers(ls, gap8, objective::model, plans);
+  EXPECT_TRUE(finish_network(ls, gap8, plans, l2).ok());
 }
 
 // The per-layer lower bounds checked before any search are bounds of what the planner does:

@@ -477,6 +477,42 @@ constexpr int first_source_out_of_order(std::span<const layer> ls) {
   return -1;
 }
 
+/// The faults every network check reports before any arithmetic, in this order: spans not as
+/// long as the layers (`spans_match` false: input that did not come from shape inference),
+/// more layers than max_layers, a layer reading a source that is not an earlier layer, a layer
+/// whose L1 plan does not fit (when `plans` is given). Sets `s` and returns true at the first;
+/// leaves `s` alone and returns false when there is none.
+constexpr bool structural_fault(network_summary& s, std::span<const layer> ls,
+                                std::span<const layer_plan> plans, bool spans_match = true) {
+  const int n = static_cast<int>(ls.size());
+  if (!spans_match) {
+    s.problem = plan_fault::not_inferred;
+    return true;
+  }
+  if (n > max_layers) {
+    s.problem = plan_fault::too_many_layers;
+    s.needs = n;
+    s.budget = max_layers;
+    return true;
+  }
+  if (const int bad = first_source_out_of_order(ls); bad >= 0) {
+    s.problem = plan_fault::not_inferred;
+    s.layer = bad;
+    return true;
+  }
+  for (int i = 0; i < static_cast<int>(plans.size()); ++i) {
+    const auto& lp = plans[static_cast<std::size_t>(i)];
+    if (!lp.fits) {
+      s.problem = plan_fault::l1;
+      s.layer = i;
+      s.needs = lp.l1_needed;
+      s.budget = lp.l1_budget;
+      return true;
+    }
+  }
+  return false;
+}
+
 /// Which depthwise inputs stay channel-major (CHW) in L2, written so by their producer: the
 /// depthwise kernel reads its input tile CHW, so an HWC input is marshalled channel by channel
 /// (one command per channel of every tile) while a CHW one is one command per tile. A tensor
@@ -516,26 +552,11 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
   s.l2_budget = p.l2_budget();
   s.l3_budget = p.l3_bytes;
   // Input that did not come from shape inference is reported, not read out of bounds.
-  if (plans.size() != ls.size() || l2.size() != ls.size() || w_l3.size() != ls.size()) {
-    s.problem = plan_fault::not_inferred;
+  if (structural_fault(
+          s, ls, plans,
+          plans.size() == ls.size() && l2.size() == ls.size() && w_l3.size() == ls.size()))
     return s;
-  }
-  if (const int bad = first_source_out_of_order(ls); bad >= 0) {
-    s.problem = plan_fault::not_inferred;
-    s.layer = bad;
-    return s;
-  }
   for (auto& e : l2) e = layer_l2{};
-  for (int i = 0; i < n; ++i) {
-    const auto& lp = plans[static_cast<std::size_t>(i)];
-    if (!lp.fits) {
-      s.problem = plan_fault::l1;
-      s.layer = i;
-      s.needs = lp.l1_needed;
-      s.budget = lp.l1_budget;
-      return s;
-    }
-  }
   // Resident weights stay in L2 for the whole run; the others live in L3 and each layer's are
   // brought in (prefetched) when it runs.
   auto streams = [&](int i) {
@@ -554,12 +575,6 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
   }
   s.weights_resident = resident;
 
-  if (n > max_layers) {
-    s.problem = plan_fault::too_many_layers;
-    s.needs = n;
-    s.budget = max_layers;
-    return s;
-  }
   // Lifetimes of outputs.
   int last[max_layers] = {};
   const int cap = n;
@@ -745,30 +760,10 @@ constexpr network_summary finish_network_imported(std::span<const layer> ls, con
   const std::int64_t budget = p.l2_budget();
   s.l2_budget = p.l2_budget();
   s.l3_budget = p.l3_bytes;
-  if (plans.size() != ls.size() || l2.size() != ls.size() || choice.size() != ls.size()) {
-    s.problem = plan_fault::not_inferred;
+  if (structural_fault(
+          s, ls, plans,
+          plans.size() == ls.size() && l2.size() == ls.size() && choice.size() == ls.size()))
     return s;
-  }
-  if (n > max_layers) {
-    s.problem = plan_fault::too_many_layers;
-    s.needs = n;
-    s.budget = max_layers;
-    return s;
-  }
-  if (const int bad = first_source_out_of_order(ls); bad >= 0) {
-    s.problem = plan_fault::not_inferred;
-    s.layer = bad;
-    return s;
-  }
-  for (int i = 0; i < n; ++i) {
-    if (!plans[static_cast<std::size_t>(i)].fits) {
-      s.problem = plan_fault::l1;
-      s.layer = i;
-      s.needs = plans[static_cast<std::size_t>(i)].l1_needed;
-      s.budget = plans[static_cast<std::size_t>(i)].l1_budget;
-      return s;
-    }
-  }
   for (auto& e : l2) e = layer_l2{};
   auto fail = [&](int i, C c, std::int64_t value, std::int64_t limit) {
     s.problem = plan_fault::imported;
@@ -1003,13 +998,11 @@ constexpr void choose_resident(std::span<const layer> ls, const platform& p, std
 constexpr network_summary finish_network(std::span<const layer> ls, const platform& p,
                                          std::span<layer_plan> plans, std::span<layer_l2> l2) {
   const int n = static_cast<int>(ls.size());
-  if (n > max_layers) {
+  if (n > max_layers) {  // finish_network_with reports it; the arrays below hold max_layers
     network_summary s;
     s.l2_budget = p.l2_budget();
     s.l3_budget = p.l3_bytes;
-    s.problem = plan_fault::too_many_layers;
-    s.needs = n;
-    s.budget = max_layers;
+    structural_fault(s, ls, {});
     return s;
   }
   bool w_l3[max_layers] = {};
@@ -1103,17 +1096,7 @@ constexpr network_summary lower_bounds(std::span<const layer> ls, const platform
   const int n = static_cast<int>(ls.size());
   s.l2_budget = p.l2_budget();
   s.l3_budget = p.l3_bytes;
-  if (n > max_layers) {
-    s.problem = plan_fault::too_many_layers;
-    s.needs = n;
-    s.budget = max_layers;
-    return s;
-  }
-  if (const int bad = first_source_out_of_order(ls); bad >= 0) {
-    s.problem = plan_fault::not_inferred;
-    s.layer = bad;
-    return s;
-  }
+  if (structural_fault(s, ls, {})) return s;
   auto fail = [&](plan_fault f, int i, std::int64_t needs, std::int64_t budget) {
     s.problem = f;
     s.layer = i;
