@@ -74,52 +74,25 @@ inline void store4a(void* p, std::uint32_t v) {
   store4(p, v);
 }
 
-/// Copies `n` words between 4-byte aligned buffers: two words per hardware-loop iteration.
-inline void copy_words(void* d, const void* s, int n) {
-  auto* dd = static_cast<std::uint8_t*>(d);
-  const auto* ss = static_cast<const std::uint8_t*>(s);
-  if (n >= 2) {
-    std::uint32_t x, y;
-    __asm__ volatile(
-        ".balign 4\n"
-        ".option push\n"
-        ".option norvc\n"
-        ".insn i 0x2B, 4, x14, %[n], 5\n"
-        "cv.lw %[x], (%[s]), 4\n"
-        "cv.lw %[y], (%[s]), 4\n"
-        "cv.sw %[x], (%[d]), 4\n"
-        "cv.sw %[y], (%[d]), 4\n"
-        ".option pop\n"
-        : [s] "+r"(ss), [d] "+r"(dd), [x] "=&r"(x), [y] "=&r"(y)
-        : [n] "r"(n / 2)
-        : "memory");
-  }
-  if ((n & 1) != 0) store4(dd, load4(ss));
-}
+// The instructions the loops shared with the XpulpV2 backend need (hwloop_kernels.inc), in
+// the CORE-V spelling. cv.setup's immediate counts words from the set-up to the end of the body
+// (the body's length + 1).
+// clang-format off
+#define CTILE_HW_LW(D, A, I) "cv.lw %[" #D "], (%[" #A "]), " #I "\n"
+#define CTILE_HW_LWR(D, A, R) "cv.lw %[" #D "], (%[" #A "]), %[" #R "]\n"
+#define CTILE_HW_SW(S, A, I) "cv.sw %[" #S "], (%[" #A "]), " #I "\n"
+#define CTILE_HW_SBR(S, A, R) "cv.sb %[" #S "], (%[" #A "]), %[" #R "]\n"
+#define CTILE_HW_SDOTUSP(D, A, B) "cv.sdotusp.b " D ", " A ", " B "\n"
+#define CTILE_HW_DOTUSP(D, A, B) "cv.dotusp.b " D ", " A ", " B "\n"
+#define CTILE_HW_CLIPUR(D, A, B) "cv.clipur " D ", " A ", " B "\n"
+#define CTILE_HW_BEQZ(R, L) "cv.beqimm " R ", 0, " L "\n"
+#define CTILE_HW_LOOP0(N, B) ".insn i 0x2B, 4, x14, " N ", 1 + (" B ")\n"
+#define CTILE_HW_LOOP1(N, B) ".insn i 0x2B, 4, x15, " N ", 1 + (" B ")\n"
+// clang-format on
 
-// The loop bodies, as string literals with the dot-product mnemonic as a parameter: the
-// accumulating cv.sdotusp.b in the loops, the non-accumulating cv.dotusp.b in the peeled first
-// iterations (nothing to zero). Operand names are those of the asm statements below.
+#include "ctile/kernels/arch/hwloop_kernels.inc"
 
 // clang-format off
-/// 4 filters (w0..w3) x 2 columns (a0, a1), one word each: 6 post-increment loads + 8 dot
-/// products, the two weight registers reloaded two instructions before their use.
-#define CTILE_COREV_4X2(OP)    \
-  "cv.lw %[x0], (%[a0]), 4\n"  \
-  "cv.lw %[x1], (%[a1]), 4\n"  \
-  "cv.lw %[y0], (%[w0]), 4\n"  \
-  "cv.lw %[y1], (%[w1]), 4\n"  \
-  #OP " %[s0], %[x0], %[y0]\n" \
-  #OP " %[s1], %[x1], %[y0]\n" \
-  "cv.lw %[y0], (%[w2]), 4\n"  \
-  #OP " %[s2], %[x0], %[y1]\n" \
-  #OP " %[s3], %[x1], %[y1]\n" \
-  "cv.lw %[y1], (%[w3]), 4\n"  \
-  #OP " %[s4], %[x0], %[y0]\n" \
-  #OP " %[s5], %[x1], %[y0]\n" \
-  #OP " %[s6], %[x0], %[y1]\n" \
-  #OP " %[s7], %[x1], %[y1]\n"
-
 /// 4 filters x 4 pixels, one word each, through two walking pointers: `a` visits the 4 pixels
 /// (`ps` bytes apart, then `ba` = 4 - 3 ps back to the next word of the first), `w` the 4
 /// filters (`k` apart, then `bw` = 4 - 3 k back). 8 post-increment loads (4 pixel words, 4
@@ -168,8 +141,7 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
   __asm__ volatile(
       ".balign 4\n"
       ".option push\n"
-      ".option norvc\n"
-      ".insn i 0x2B, 4, x14, %[n], 15\n" CTILE_COREV_4X2(cv.sdotusp.b) ".option pop\n"
+      ".option norvc\n" CTILE_HW_LOOP0("%[n]", "14") CTILE_HW_4X2(CTILE_HW_SDOTUSP) ".option pop\n"
       : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [s4] "+r"(s4), [s5] "+r"(s5),
         [s6] "+r"(s6), [s7] "+r"(s7), [a0] "+r"(a0), [a1] "+r"(a1), [w0] "+r"(w0), [w1] "+r"(w1),
         [w2] "+r"(w2), [w3] "+r"(w3), [x0] "=&r"(x0), [x1] "=&r"(x1), [y0] "=&r"(y0), [y1] "=&r"(y1)
@@ -362,164 +334,6 @@ template <int Kind, bool Clip, bool Bias, bool BN, bool CM = false>
       : "memory");
 }
 
-/// A whole 4x2 block read in place: 4 filters (`k` bytes apart, each contiguous over the
-/// rows) from `w` against 2 columns a0, a1 of `rows` rows of `words` words (words >= 1), a
-/// column's rows `pitch` bytes apart. s[2 f + p] receives the sums: the first iteration is
-/// peeled with the non-accumulating cv.dotusp.b, so nothing is zeroed. The rest of the first
-/// row is a hardware loop (loop 0) of words - 1 iterations (skipped when 0); further rows are an
-/// outer hardware loop (loop 1) of rows - 1 iterations around loop 0, whose body ends with the two
-/// row skips. One asm statement: a0 and a1 come back rewound, w comes back at the next block's
-/// filters, so a block loop keeps no copies. Each iteration: 6 post-increment loads (the two weight
-/// registers reloaded two instructions before their use) + 8 cv.sdotusp.b for 32 MACs.
-[[gnu::always_inline]] inline void mm4x2_rows(const std::uint8_t*& a0, const std::uint8_t*& a1,
-                                              const rows_geometry& g, const std::int8_t*& w,
-                                              std::int32_t (&s)[8]) {
-  std::int32_t s0, s1, s2, s3, s4, s5, s6, s7;
-  std::uint32_t x0, x1, y0, y1, n, sk;
-  const std::int8_t *w1, *w2, *w3;
-  // Loop 0 bodies: 14 instructions, end at 4 + 14 * 4 bytes after cv.setup: uimm 30. Loop 1
-  // body: cv.setup + 14 + 2 skips = 17 instructions, end at 4 + 17 * 4: uimm 36.
-  __asm__ volatile(
-      ".balign 4\n"
-      ".option push\n"
-      ".option norvc\n"
-      "lw %[y0], 16(%[g])\n"
-      "lw %[n], 8(%[g])\n"
-      "lw %[sk], 0(%[g])\n"
-      "add %[w1], %[w0], %[y0]\n"
-      "add %[w2], %[w1], %[y0]\n"
-      "add %[w3], %[w2], %[y0]\n"
-      CTILE_COREV_4X2(cv.dotusp.b)
-      "addi %[x0], %[n], -1\n"
-      "cv.beqimm %[x0], 0, 2f\n"
-      ".insn i 0x2B, 4, x14, %[x0], 15\n"
-      CTILE_COREV_4X2(cv.sdotusp.b)
-      "2:\n"
-      "lw %[x0], 12(%[g])\n"
-      "add %[a0], %[a0], %[sk]\n"
-      "add %[a1], %[a1], %[sk]\n"
-      "cv.beqimm %[x0], 0, 1f\n"
-      ".insn i 0x2B, 4, x15, %[x0], 18\n"
-      ".insn i 0x2B, 4, x14, %[n], 15\n"
-      CTILE_COREV_4X2(cv.sdotusp.b)
-      "add %[a0], %[a0], %[sk]\n"
-      "add %[a1], %[a1], %[sk]\n"
-      "1:\n"
-      "lw %[x0], 4(%[g])\n"
-      "mv %[w0], %[w3]\n"
-      "sub %[a0], %[a0], %[x0]\n"
-      "sub %[a1], %[a1], %[x0]\n"
-      ".option pop\n"
-      : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4),
-        [s5] "=&r"(s5), [s6] "=&r"(s6), [s7] "=&r"(s7), [a0] "+r"(a0), [a1] "+r"(a1), [w0] "+r"(w),
-        [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3), [x0] "=&r"(x0), [x1] "=&r"(x1),
-        [y0] "=&r"(y0), [y1] "=&r"(y1), [n] "=&r"(n), [sk] "=&r"(sk)
-      : [g] "r"(&g)
-      : "memory");
-  s[0] = s0, s[1] = s1, s[2] = s2, s[3] = s3, s[4] = s4, s[5] = s5, s[6] = s6, s[7] = s7;
-}
-
-// clang-format off
-/// One output of a depthwise column of a 3-row filter: load the next window row into LOAD,
-/// 3 cv.sdotusp.b of rows A, B, C with the filter rows from the bias, optional batch-norm,
-/// cv.clipur to [0, t_hi], multiply (kind 1) or mulhu (kind 2), shift, optional final
-/// cv.clipur, post-increment byte store.
-#define CTILE_COREV_DW3_STEP(LOAD, A, B, C)     \
-  "cv.lw %[" #LOAD "], (%[p]), %[wi]\n"        \
-  "mv %[acc], %[b]\n"                          \
-  "cv.sdotusp.b %[acc], %[" #A "], %[f0]\n"    \
-  "cv.sdotusp.b %[acc], %[" #B "], %[f1]\n"    \
-  "cv.sdotusp.b %[acc], %[" #C "], %[f2]\n"    \
-  ".if %[bn]\n"                                \
-  "mul %[acc], %[acc], %[kf]\n"                \
-  "add %[acc], %[acc], %[lf]\n"                \
-  ".endif\n"                                   \
-  "cv.clipur %[acc], %[acc], %[thi]\n"         \
-  ".if %[kind] == 1\n"                         \
-  "mul %[acc], %[acc], %[mul]\n"               \
-  ".endif\n"                                   \
-  ".if %[kind] == 2\n"                         \
-  "mulhu %[acc], %[acc], %[mul]\n"             \
-  ".endif\n"                                   \
-  "srl %[acc], %[acc], %[sh]\n"                \
-  ".if %[clip]\n"                              \
-  "cv.clipur %[acc], %[acc], %[hi]\n"          \
-  ".endif\n"                                   \
-  "cv.sb %[acc], (%[o]), %[os]\n"
-/// Three outputs (dw3_roll and its callers): the window rows roll through r0, r1, r2.
-#define CTILE_COREV_DW3_BODY            \
-  CTILE_COREV_DW3_STEP(r2, r0, r1, r2) \
-  CTILE_COREV_DW3_STEP(r0, r1, r2, r0) \
-  CTILE_COREV_DW3_STEP(r1, r2, r0, r1)
-// clang-format on
-
-/// Requantization constants of the depthwise column loop (kinds 0..2 of atoms::fast_requant).
-struct dw_quant {
-  std::int32_t bias;  ///< the dot products start from it
-  std::uint32_t kappa, lambda;
-  std::int32_t t_hi;
-  std::uint32_t mul;
-  std::int32_t shift, hi;
-};
-
-/// A depthwise column of a 3-row filter at stride 1, `n3` >= 1 times 3 outputs in a hardware
-/// loop: the window's rows roll through r0, r1, r2 (one post-increment word load per
-/// output, `p` at the next row), 3 cv.sdotusp.b from the bias, optional batch-norm,
-/// cv.clipur to [0, t_hi], multiply (kind 1) or mulhu (kind 2), shift, optional final
-/// cv.clipur, and a post-increment byte store (`o` moves by `os`). The body is 3 x (8 + 2 BN
-/// + (kind > 0) + clip) instructions, selected with .if at compile time.
-template <int Kind, bool Clip, bool BN>
-[[gnu::always_inline]] inline void dw3_roll(const std::uint8_t*& p, std::uint32_t& r0,
-                                            std::uint32_t& r1, long wi, std::uint8_t*& o, long os,
-                                            int n3, std::uint32_t f0, std::uint32_t f1,
-                                            std::uint32_t f2, const dw_quant& q) {
-  constexpr int per = 8 + (BN ? 2 : 0) + (Kind > 0 ? 1 : 0) + (Clip ? 1 : 0);
-  std::uint32_t r2, acc;
-  __asm__ volatile(
-      ".balign 4\n"
-      ".option push\n"
-      ".option norvc\n"
-      ".insn i 0x2B, 4, x14, %[n3], %[end]\n" CTILE_COREV_DW3_BODY ".option pop\n"
-      : [p] "+r"(p), [o] "+r"(o), [r0] "+r"(r0), [r1] "+r"(r1), [r2] "=&r"(r2), [acc] "=&r"(acc)
-      : [n3] "r"(n3), [wi] "r"(wi), [os] "r"(os), [f0] "r"(f0), [f1] "r"(f1), [f2] "r"(f2),
-        [b] "r"(q.bias), [kf] "r"(q.kappa), [lf] "r"(q.lambda), [thi] "r"(q.t_hi), [mul] "r"(q.mul),
-        [sh] "r"(q.shift), [hi] "r"(q.hi), [end] "i"(1 + 3 * per), [bn] "i"(BN ? 1 : 0),
-        [kind] "i"(Kind), [clip] "i"(Clip ? 1 : 0)
-      : "memory");
-}
-
-/// dw3_roll over `cols` >= 1 columns side by side (the same filter words, every row inside):
-/// an outer hardware loop (loop 1) per column loads the column's first two rows, runs the
-/// `n3` >= 1 iterations of 3 outputs (loop 0), then moves `p` by `pstep` (back up the column
-/// and `sw` to the right) and `o` by `ostep_col` (back up and one output column over). The
-/// column change costs 5 instructions.
-template <int Kind, bool Clip, bool BN>
-[[gnu::always_inline]] inline void dw3_roll_cols(const std::uint8_t* p, long wi, std::uint8_t* o,
-                                                 long os, int n3, int cols, long pstep,
-                                                 long ostep_col, std::uint32_t f0, std::uint32_t f1,
-                                                 std::uint32_t f2, const dw_quant& q) {
-  constexpr int per = 8 + (BN ? 2 : 0) + (Kind > 0 ? 1 : 0) + (Clip ? 1 : 0);
-  std::uint32_t r0, r1, r2, acc;
-  __asm__ volatile(
-      ".balign 4\n"
-      ".option push\n"
-      ".option norvc\n"
-      ".insn i 0x2B, 4, x15, %[cols], %[end1]\n"
-      "cv.lw %[r0], (%[p]), %[wi]\n"
-      "cv.lw %[r1], (%[p]), %[wi]\n"
-      ".insn i 0x2B, 4, x14, %[n3], %[end0]\n" CTILE_COREV_DW3_BODY
-      "add %[p], %[p], %[pstep]\n"
-      "add %[o], %[o], %[ostep_col]\n"
-      ".option pop\n"
-      : [p] "+r"(p), [o] "+r"(o), [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [acc] "=&r"(acc)
-      : [n3] "r"(n3), [cols] "r"(cols), [wi] "r"(wi), [os] "r"(os), [pstep] "r"(pstep),
-        [ostep_col] "r"(ostep_col), [f0] "r"(f0), [f1] "r"(f1), [f2] "r"(f2), [b] "r"(q.bias),
-        [kf] "r"(q.kappa), [lf] "r"(q.lambda), [thi] "r"(q.t_hi), [mul] "r"(q.mul),
-        [sh] "r"(q.shift), [hi] "r"(q.hi), [end0] "i"(1 + 3 * per), [end1] "i"(1 + 5 + 3 * per),
-        [bn] "i"(BN ? 1 : 0), [kind] "i"(Kind), [clip] "i"(Clip ? 1 : 0)
-      : "memory");
-}
-
 /// Pointers and steps of dw3_roll_chans.
 struct dw3_chans {
   const std::uint8_t* p;  ///< first row of the first rolled output, first channel
@@ -542,7 +356,7 @@ struct dw3_chans {
 /// end past the weights).
 template <int Kind, bool Clip, bool BN, bool Bias>
 [[gnu::always_inline]] inline void dw3_roll_chans(const dw3_chans& c, const dw_quant& q) {
-  constexpr int per = 8 + (BN ? 2 : 0) + (Kind > 0 ? 1 : 0) + (Clip ? 1 : 0);
+  constexpr int body0 = 3 * dw_per<Kind, Clip, BN>;
   constexpr int head = 3 + (Bias ? 1 : 0) + (BN ? 2 : 0) + 6 + 2 + 1;
   const std::uint8_t* p = c.p;
   std::uint8_t* o = c.o;
@@ -553,22 +367,23 @@ template <int Kind, bool Clip, bool BN, bool Bias>
   std::uint32_t r0, r1, r2, acc, f0, f1, f2, kf, lf;
   std::int32_t b;
   __asm__ volatile(
-      ".if %[bias] == 0\n"
+      // clang-format off
+      ".if (%[cfg] & 16) == 0\n"
       "li %[b], 0\n"
       ".endif\n"
       ".balign 4\n"
       ".option push\n"
       ".option norvc\n"
-      ".insn i 0x2B, 4, x15, %[nch], %[end1]\n"
-      "cv.lw %[f0], (%[w]), 3\n"
-      "cv.lw %[f1], (%[w]), 3\n"
-      "cv.lw %[f2], (%[w]), 3\n"
-      ".if %[bias]\n"
-      "cv.lw %[b], (%[bp]), 4\n"
+      CTILE_HW_LOOP1("%[nch]", "%[body1]")
+      CTILE_HW_LW(f0, w, 3)
+      CTILE_HW_LW(f1, w, 3)
+      CTILE_HW_LW(f2, w, 3)
+      ".if (%[cfg] & 16) != 0\n"
+      CTILE_HW_LW(b, bp, 4)
       ".endif\n"
-      ".if %[bn]\n"
-      "cv.lw %[kf], (%[kp]), 4\n"
-      "cv.lw %[lf], (%[lp]), 4\n"
+      ".if (%[cfg] & 8) != 0\n"
+      CTILE_HW_LW(kf, kp, 4)
+      CTILE_HW_LW(lf, lp, 4)
       ".endif\n"
       "slli %[f0], %[f0], 8\n"
       "slli %[f1], %[f1], 8\n"
@@ -576,66 +391,32 @@ template <int Kind, bool Clip, bool BN, bool Bias>
       "srli %[f0], %[f0], 8\n"
       "srli %[f1], %[f1], 8\n"
       "srli %[f2], %[f2], 8\n"
-      "cv.lw %[r0], (%[p]), %[wi]\n"
-      "cv.lw %[r1], (%[p]), %[wi]\n"
-      ".insn i 0x2B, 4, x14, %[n3], %[end0]\n" CTILE_COREV_DW3_BODY
+      CTILE_HW_LWR(r0, p, wi)
+      CTILE_HW_LWR(r1, p, wi)
+      CTILE_HW_LOOP0("%[n3]", "%[body0]")
+      CTILE_HW_DW3_BODY
       "add %[p], %[p], %[pch]\n"
       "add %[o], %[o], %[och]\n"
       ".option pop\n"
+      // clang-format on
       : [p] "+r"(p), [o] "+r"(o), [w] "+r"(w), [bp] "+r"(bp), [kp] "+r"(kp), [lp] "+r"(lp),
         [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [acc] "=&r"(acc), [f0] "=&r"(f0),
         [f1] "=&r"(f1), [f2] "=&r"(f2), [b] "=&r"(b), [kf] "=&r"(kf), [lf] "=&r"(lf)
       : [nch] "r"(c.channels), [n3] "r"(c.n3), [wi] "r"(c.wi), [os] "r"(c.os), [pch] "r"(c.pch),
         [och] "r"(c.och), [thi] "r"(q.t_hi), [mul] "r"(q.mul), [sh] "r"(q.shift), [hi] "r"(q.hi),
-        [end0] "i"(1 + 3 * per), [end1] "i"(1 + head + 3 * per + 2), [bn] "i"(BN ? 1 : 0),
-        [kind] "i"(Kind), [clip] "i"(Clip ? 1 : 0), [bias] "i"(Bias ? 1 : 0)
+        [body0] "i"(body0), [body1] "i"(head + body0 + 2), [cfg] "i"(dw_cfg<Kind, Clip, BN, Bias>)
       : "memory");
-}
-
-/// The 4x1 loop (odd last pixel): 5 loads + 4 cv.sdotusp.b per 16 MACs.
-inline void mm4x1(const std::uint8_t* a0, const std::int8_t* w0, const std::int8_t* w1,
-                  const std::int8_t* w2, const std::int8_t* w3, int words, std::int32_t* acc) {
-  std::int32_t s0 = acc[0], s2 = acc[2], s4 = acc[4], s6 = acc[6];
-  std::uint32_t x0, y0, y1, y2, y3;
-  __asm__ volatile(
-      ".balign 4\n"
-      ".option push\n"
-      ".option norvc\n"
-      ".insn i 0x2B, 4, x14, %[n], 10\n"
-      "cv.lw %[x0], (%[a0]), 4\n"
-      "cv.lw %[y0], (%[w0]), 4\n"
-      "cv.lw %[y1], (%[w1]), 4\n"
-      "cv.lw %[y2], (%[w2]), 4\n"
-      "cv.sdotusp.b %[s0], %[x0], %[y0]\n"
-      "cv.lw %[y3], (%[w3]), 4\n"
-      "cv.sdotusp.b %[s2], %[x0], %[y1]\n"
-      "cv.sdotusp.b %[s4], %[x0], %[y2]\n"
-      "cv.sdotusp.b %[s6], %[x0], %[y3]\n"
-      ".option pop\n"
-      : [s0] "+r"(s0), [s2] "+r"(s2), [s4] "+r"(s4), [s6] "+r"(s6), [a0] "+r"(a0), [w0] "+r"(w0),
-        [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3), [x0] "=&r"(x0), [y0] "=&r"(y0), [y1] "=&r"(y1),
-        [y2] "=&r"(y2), [y3] "=&r"(y3)
-      : [n] "r"(words)
-      : "memory");
-  acc[0] = s0, acc[2] = s2, acc[4] = s4, acc[6] = s6;
-}
-
-/// One filter row against one column: 2 loads + 1 cv.sdotusp.b (+ padding to 3 instructions).
-inline std::int32_t dot(const std::uint8_t* a, const std::int8_t* w, int words, std::int32_t s) {
-  std::uint32_t x, y;
-  __asm__ volatile(
-      ".balign 4\n"
-      ".option push\n"
-      ".option norvc\n"
-      ".insn i 0x2B, 4, x14, %[n], 4\n"
-      "cv.lw %[x], (%[a]), 4\n"
-      "cv.lw %[y], (%[w]), 4\n"
-      "cv.sdotusp.b %[s], %[x], %[y]\n"
-      ".option pop\n"
-      : [s] "+r"(s), [a] "+r"(a), [w] "+r"(w), [x] "=&r"(x), [y] "=&r"(y)
-      : [n] "r"(words)
-      : "memory");
-  return s;
 }
 
 }  // namespace ctile::kernels::arch::corev
+
+#undef CTILE_HW_LW
+#undef CTILE_HW_LWR
+#undef CTILE_HW_SW
+#undef CTILE_HW_SBR
+#undef CTILE_HW_SDOTUSP
+#undef CTILE_HW_DOTUSP
+#undef CTILE_HW_CLIPUR
+#undef CTILE_HW_BEQZ
+#undef CTILE_HW_LOOP0
+#undef CTILE_HW_LOOP1

@@ -193,52 +193,23 @@ inline void store4a(void* p, std::uint32_t v) {
   store4(p, v);
 }
 
+// The instructions the loops shared with the CORE-V backend need (hwloop_kernels.inc), as
+// PULP v2 words. lp.setup's immediate counts half-words from the set-up to the body's last
+// instruction (2 x the body's length).
 // clang-format off
-// Operand `%[x]` of the asm statements below.
-#define CTILE_XP_(x) "%[" #x "]"
-#define CTILE_XP_LW(D, A, I) CTILE_XPULPV2_LW_PI(CTILE_XP_(D), CTILE_XP_(A), #I)
-#define CTILE_XP_LWR(D, A, R) CTILE_XPULPV2_LW_PR(CTILE_XP_(D), CTILE_XP_(A), CTILE_XP_(R))
+#define CTILE_HW_LW(D, A, I) CTILE_XPULPV2_LW_PI(CTILE_HW_(D), CTILE_HW_(A), #I)
+#define CTILE_HW_LWR(D, A, R) CTILE_XPULPV2_LW_PR(CTILE_HW_(D), CTILE_HW_(A), CTILE_HW_(R))
+#define CTILE_HW_SW(S, A, I) CTILE_XPULPV2_SW_PI(CTILE_HW_(S), CTILE_HW_(A), #I)
+#define CTILE_HW_SBR(S, A, R) CTILE_XPULPV2_SB_PR(CTILE_HW_(S), CTILE_HW_(A), CTILE_HW_(R))
+#define CTILE_HW_SDOTUSP(D, A, B) CTILE_XPULPV2_SDOTUSP_B(D, A, B)
+#define CTILE_HW_DOTUSP(D, A, B) CTILE_XPULPV2_DOTUSP_B(D, A, B)
+#define CTILE_HW_CLIPUR(D, A, B) CTILE_XPULPV2_CLIPUR(D, A, B)
+#define CTILE_HW_BEQZ(R, L) "beqz " R ", " L "\n"
+#define CTILE_HW_LOOP0(N, B) CTILE_XPULPV2_LP_SETUP("x0", N, "2 * (" B ")")
+#define CTILE_HW_LOOP1(N, B) CTILE_XPULPV2_LP_SETUP("x1", N, "2 * (" B ")")
 // clang-format on
 
-/// Copies `n` words between 4-byte aligned buffers: two words per hardware-loop iteration.
-inline void copy_words(void* d, const void* s, int n) {
-  auto* dd = static_cast<std::uint8_t*>(d);
-  const auto* ss = static_cast<const std::uint8_t*>(s);
-  if (n >= 2) {
-    std::uint32_t x, y;
-    // Body: 4 instructions, the last 16 bytes (8 half-words) after lp.setup.
-    __asm__ volatile(
-        ".balign 4\n"
-        ".option push\n"
-        ".option norvc\n" CTILE_XPULPV2_LP_SETUP("x0", "%[n]", "8") CTILE_XP_LW(x, s, 4)
-            CTILE_XP_LW(y, s, 4) CTILE_XPULPV2_SW_PI("%[x]", "%[d]", "4")
-                CTILE_XPULPV2_SW_PI("%[y]", "%[d]", "4") ".option pop\n"
-        : [s] "+r"(ss), [d] "+r"(dd), [x] "=&r"(x), [y] "=&r"(y)
-        : [n] "r"(n / 2)
-        : "memory");
-  }
-  if ((n & 1) != 0) store4(dd, load4(ss));
-}
-
-// clang-format off
-/// 4 filters (w0..w3) x 2 columns (a0, a1), one word each: 6 post-increment loads + 8 dot
-/// products (DOT: the accumulating pv.sdotusp.b, or pv.dotusp.b in peeled first iterations).
-#define CTILE_XP_4X2(DOT)                                     \
-  CTILE_XP_LW(x0, a0, 4)                                      \
-  CTILE_XP_LW(x1, a1, 4)                                      \
-  CTILE_XP_LW(y0, w0, 4)                                      \
-  CTILE_XP_LW(y1, w1, 4)                                      \
-  DOT(CTILE_XP_(s0), CTILE_XP_(x0), CTILE_XP_(y0))            \
-  DOT(CTILE_XP_(s1), CTILE_XP_(x1), CTILE_XP_(y0))            \
-  CTILE_XP_LW(y0, w2, 4)                                      \
-  DOT(CTILE_XP_(s2), CTILE_XP_(x0), CTILE_XP_(y1))            \
-  DOT(CTILE_XP_(s3), CTILE_XP_(x1), CTILE_XP_(y1))            \
-  CTILE_XP_LW(y1, w3, 4)                                      \
-  DOT(CTILE_XP_(s4), CTILE_XP_(x0), CTILE_XP_(y0))            \
-  DOT(CTILE_XP_(s5), CTILE_XP_(x1), CTILE_XP_(y0))            \
-  DOT(CTILE_XP_(s6), CTILE_XP_(x0), CTILE_XP_(y1))            \
-  DOT(CTILE_XP_(s7), CTILE_XP_(x1), CTILE_XP_(y1))
-// clang-format on
+#include "ctile/kernels/arch/hwloop_kernels.inc"
 
 /// The 4x2 inner loop: 4 filter rows w0..w3 against 2 pixel columns a0, a1, over `words`
 /// 4-byte groups (words >= 1), adding into acc[0..7] (acc[2 * f + p] = filter f, pixel p).
@@ -264,7 +235,7 @@ inline void mm4x2(const std::uint8_t* a0, const std::uint8_t* a1, const std::int
       ".option push\n"
       ".option norvc\n"
       CTILE_XPULPV2_LP_SETUP("x0", "%[n]", "28")
-      CTILE_XP_4X2(CTILE_XPULPV2_SDOTUSP_B)
+      CTILE_HW_4X2(CTILE_HW_SDOTUSP)
       ".option pop\n"
       "sw %[s0], 0(%[acc])\n"
       "sw %[s1], 4(%[acc])\n"
@@ -517,160 +488,6 @@ template <int Kind, bool Clip, bool Bias, bool BN, bool CM = false>
         "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6", "memory");
 }
 
-/// A whole 4x2 block read in place (see corev::mm4x2_rows): 4 filters (`k` bytes apart, each
-/// contiguous over the rows) from `w` against 2 columns a0, a1 of `rows` rows of `words` words,
-/// a column's rows `pitch` bytes apart; s[2 f + p] receives the sums. The first iteration is
-/// peeled with pv.dotusp.b (nothing is zeroed), the rest of the first row is loop 0 (skipped when
-/// empty), further rows are loop 1 around loop 0, whose body ends with the two row skips. a0 and a1
-/// come back rewound, w at the next block's filters.
-[[gnu::always_inline]] inline void mm4x2_rows(const std::uint8_t*& a0, const std::uint8_t*& a1,
-                                              const rows_geometry& g, const std::int8_t*& w,
-                                              std::int32_t (&s)[8]) {
-  std::int32_t s0, s1, s2, s3, s4, s5, s6, s7;
-  std::uint32_t x0, x1, y0, y1, n, sk;
-  const std::int8_t *w1, *w2, *w3;
-  // Loop 0 bodies: 14 instructions, the last 14 * 4 bytes after lp.setup: uimmL 28. Loop 1 body:
-  // lp.setup + 14 + 2 skips = 17 instructions, the last 17 * 4 bytes after its lp.setup: 34.
-  __asm__ volatile(
-      // clang-format off
-      ".balign 4\n"
-      ".option push\n"
-      ".option norvc\n"
-      "lw %[y0], 16(%[g])\n"
-      "lw %[n], 8(%[g])\n"
-      "lw %[sk], 0(%[g])\n"
-      "add %[w1], %[w0], %[y0]\n"
-      "add %[w2], %[w1], %[y0]\n"
-      "add %[w3], %[w2], %[y0]\n"
-      CTILE_XP_4X2(CTILE_XPULPV2_DOTUSP_B)
-      "addi %[x0], %[n], -1\n"
-      "beqz %[x0], 2f\n"
-      CTILE_XPULPV2_LP_SETUP("x0", "%[x0]", "28")
-      CTILE_XP_4X2(CTILE_XPULPV2_SDOTUSP_B)
-      "2:\n"
-      "lw %[x0], 12(%[g])\n"
-      "add %[a0], %[a0], %[sk]\n"
-      "add %[a1], %[a1], %[sk]\n"
-      "beqz %[x0], 1f\n"
-      CTILE_XPULPV2_LP_SETUP("x1", "%[x0]", "34")
-      CTILE_XPULPV2_LP_SETUP("x0", "%[n]", "28")
-      CTILE_XP_4X2(CTILE_XPULPV2_SDOTUSP_B)
-      "add %[a0], %[a0], %[sk]\n"
-      "add %[a1], %[a1], %[sk]\n"
-      "1:\n"
-      "lw %[x0], 4(%[g])\n"
-      "mv %[w0], %[w3]\n"
-      "sub %[a0], %[a0], %[x0]\n"
-      "sub %[a1], %[a1], %[x0]\n"
-      ".option pop\n"
-      // clang-format on
-      : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4),
-        [s5] "=&r"(s5), [s6] "=&r"(s6), [s7] "=&r"(s7), [a0] "+r"(a0), [a1] "+r"(a1), [w0] "+r"(w),
-        [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3), [x0] "=&r"(x0), [x1] "=&r"(x1),
-        [y0] "=&r"(y0), [y1] "=&r"(y1), [n] "=&r"(n), [sk] "=&r"(sk)
-      : [g] "r"(&g)
-      : "memory");
-  s[0] = s0, s[1] = s1, s[2] = s2, s[3] = s3, s[4] = s4, s[5] = s5, s[6] = s6, s[7] = s7;
-}
-
-// clang-format off
-/// One output of a depthwise column of a 3-row filter: load the next window row into LOAD,
-/// 3 pv.sdotusp.b of rows A, B, C with the filter rows from the bias, optional batch-norm,
-/// p.clipur to [0, t_hi], multiply (kind 1) or mulhu (kind 2), shift, optional final p.clipur,
-/// post-increment byte store. `cfg` = kind | clip << 2 | bn << 3 | bias << 4 (dw_cfg).
-#define CTILE_XP_DW3_STEP(LOAD, A, B, C)                            \
-  CTILE_XP_LWR(LOAD, p, wi)                                         \
-  "mv %[acc], %[b]\n"                                               \
-  CTILE_XPULPV2_SDOTUSP_B(CTILE_XP_(acc), CTILE_XP_(A), "%[f0]")    \
-  CTILE_XPULPV2_SDOTUSP_B(CTILE_XP_(acc), CTILE_XP_(B), "%[f1]")    \
-  CTILE_XPULPV2_SDOTUSP_B(CTILE_XP_(acc), CTILE_XP_(C), "%[f2]")    \
-  ".if (%[cfg] & 8) != 0\n"                                         \
-  "mul %[acc], %[acc], %[kf]\n"                                     \
-  "add %[acc], %[acc], %[lf]\n"                                     \
-  ".endif\n"                                                        \
-  CTILE_XPULPV2_CLIPUR("%[acc]", "%[acc]", "%[thi]")                \
-  ".if (%[cfg] & 3) == 1\n"                                         \
-  "mul %[acc], %[acc], %[mul]\n"                                    \
-  ".endif\n"                                                        \
-  ".if (%[cfg] & 3) == 2\n"                                         \
-  "mulhu %[acc], %[acc], %[mul]\n"                                  \
-  ".endif\n"                                                        \
-  "srl %[acc], %[acc], %[sh]\n"                                     \
-  ".if (%[cfg] & 4) != 0\n"                                         \
-  CTILE_XPULPV2_CLIPUR("%[acc]", "%[acc]", "%[hi]")                 \
-  ".endif\n"                                                        \
-  CTILE_XPULPV2_SB_PR("%[acc]", "%[o]", "%[os]")
-/// Three outputs: the window rows roll through r0, r1, r2.
-#define CTILE_XP_DW3_BODY            \
-  CTILE_XP_DW3_STEP(r2, r0, r1, r2) \
-  CTILE_XP_DW3_STEP(r0, r1, r2, r0) \
-  CTILE_XP_DW3_STEP(r1, r2, r0, r1)
-// clang-format on
-
-/// Requantization constants of the depthwise column loop (kinds 0..2 of atoms::fast_requant).
-struct dw_quant {
-  std::int32_t bias;  ///< the dot products start from it
-  std::uint32_t kappa, lambda;
-  std::int32_t t_hi;
-  std::uint32_t mul;
-  std::int32_t shift, hi;
-};
-
-/// The assembly's option word and the instructions of one depthwise output.
-template <int Kind, bool Clip, bool BN, bool Bias = false>
-inline constexpr int dw_cfg = Kind | (Clip ? 4 : 0) | (BN ? 8 : 0) | (Bias ? 16 : 0);
-template <int Kind, bool Clip, bool BN>
-inline constexpr int dw_per = 8 + (BN ? 2 : 0) + (Kind > 0 ? 1 : 0) + (Clip ? 1 : 0);
-
-/// A depthwise column of a 3-row filter at stride 1, `n3` >= 1 times 3 outputs in a hardware
-/// loop (see corev::dw3_roll): the body is 3 x dw_per instructions.
-template <int Kind, bool Clip, bool BN>
-[[gnu::always_inline]] inline void dw3_roll(const std::uint8_t*& p, std::uint32_t& r0,
-                                            std::uint32_t& r1, long wi, std::uint8_t*& o, long os,
-                                            int n3, std::uint32_t f0, std::uint32_t f1,
-                                            std::uint32_t f2, const dw_quant& q) {
-  constexpr int per = dw_per<Kind, Clip, BN>;
-  std::uint32_t r2, acc;
-  __asm__ volatile(
-      ".balign 4\n"
-      ".option push\n"
-      ".option norvc\n" CTILE_XPULPV2_LP_SETUP("x0", "%[n3]", "%[end]") CTILE_XP_DW3_BODY
-      ".option pop\n"
-      : [p] "+r"(p), [o] "+r"(o), [r0] "+r"(r0), [r1] "+r"(r1), [r2] "=&r"(r2), [acc] "=&r"(acc)
-      : [n3] "r"(n3), [wi] "r"(wi), [os] "r"(os), [f0] "r"(f0), [f1] "r"(f1), [f2] "r"(f2),
-        [b] "r"(q.bias), [kf] "r"(q.kappa), [lf] "r"(q.lambda), [thi] "r"(q.t_hi), [mul] "r"(q.mul),
-        [sh] "r"(q.shift), [hi] "r"(q.hi), [end] "i"(2 * 3 * per), [cfg] "i"(dw_cfg<Kind, Clip, BN>)
-      : "memory");
-}
-
-/// dw3_roll over `cols` >= 1 columns side by side (see corev::dw3_roll_cols): loop 1 per column
-/// loads the column's first two rows, runs loop 0, then moves `p` by `pstep` and `o` by
-/// `ostep_col`.
-template <int Kind, bool Clip, bool BN>
-[[gnu::always_inline]] inline void dw3_roll_cols(const std::uint8_t* p, long wi, std::uint8_t* o,
-                                                 long os, int n3, int cols, long pstep,
-                                                 long ostep_col, std::uint32_t f0, std::uint32_t f1,
-                                                 std::uint32_t f2, const dw_quant& q) {
-  constexpr int per = dw_per<Kind, Clip, BN>;
-  std::uint32_t r0, r1, r2, acc;
-  // Loop 1 body: 2 loads, lp.setup, loop 0 (3 per), 2 adds.
-  __asm__ volatile(
-      ".balign 4\n"
-      ".option push\n"
-      ".option norvc\n" CTILE_XPULPV2_LP_SETUP("x1", "%[cols]", "%[end1]") CTILE_XP_LWR(r0, p, wi)
-          CTILE_XP_LWR(r1, p, wi) CTILE_XPULPV2_LP_SETUP("x0", "%[n3]", "%[end0]") CTILE_XP_DW3_BODY
-      "add %[p], %[p], %[pstep]\n"
-      "add %[o], %[o], %[ostep_col]\n"
-      ".option pop\n"
-      : [p] "+r"(p), [o] "+r"(o), [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [acc] "=&r"(acc)
-      : [n3] "r"(n3), [cols] "r"(cols), [wi] "r"(wi), [os] "r"(os), [pstep] "r"(pstep),
-        [ostep_col] "r"(ostep_col), [f0] "r"(f0), [f1] "r"(f1), [f2] "r"(f2), [b] "r"(q.bias),
-        [kf] "r"(q.kappa), [lf] "r"(q.lambda), [thi] "r"(q.t_hi), [mul] "r"(q.mul),
-        [sh] "r"(q.shift), [hi] "r"(q.hi), [end0] "i"(2 * 3 * per), [end1] "i"(2 * (5 + 3 * per)),
-        [cfg] "i"(dw_cfg<Kind, Clip, BN>)
-      : "memory");
-}
-
 /// Pointers and steps of dw3_roll_chans.
 struct dw3_chans {
   const std::uint8_t* p;  ///< first row of the first rolled output, first channel
@@ -720,16 +537,16 @@ template <int Kind, bool Clip, bool BN, bool Bias>
       ".balign 4\n"
       ".option push\n"
       ".option norvc\n"
-      CTILE_XPULPV2_LP_SETUP("x1", "%[acc]", "%[end1]")
-      CTILE_XP_LW(f0, w, 3)
-      CTILE_XP_LW(f1, w, 3)
-      CTILE_XP_LW(f2, w, 3)
+      CTILE_HW_LOOP1("%[acc]", "%[body1]")
+      CTILE_HW_LW(f0, w, 3)
+      CTILE_HW_LW(f1, w, 3)
+      CTILE_HW_LW(f2, w, 3)
       ".if (%[cfg] & 16) != 0\n"
-      CTILE_XP_LW(b, bp, 4)
+      CTILE_HW_LW(b, bp, 4)
       ".endif\n"
       ".if (%[cfg] & 8) != 0\n"
-      CTILE_XP_LW(kf, kp, 4)
-      CTILE_XP_LW(lf, lp, 4)
+      CTILE_HW_LW(kf, kp, 4)
+      CTILE_HW_LW(lf, lp, 4)
       ".endif\n"
       "slli %[f0], %[f0], 8\n"
       "slli %[f1], %[f1], 8\n"
@@ -737,10 +554,10 @@ template <int Kind, bool Clip, bool BN, bool Bias>
       "srli %[f0], %[f0], 8\n"
       "srli %[f1], %[f1], 8\n"
       "srli %[f2], %[f2], 8\n"
-      CTILE_XP_LWR(r0, p, wi)
-      CTILE_XP_LWR(r1, p, wi)
-      CTILE_XPULPV2_LP_SETUP("x0", "%[n3]", "%[end0]")
-      CTILE_XP_DW3_BODY
+      CTILE_HW_LWR(r0, p, wi)
+      CTILE_HW_LWR(r1, p, wi)
+      CTILE_HW_LOOP0("%[n3]", "%[body0]")
+      CTILE_HW_DW3_BODY
       "add %[p], %[p], %[pch]\n"
       "add %[o], %[o], %[och]\n"
       ".option pop\n"
@@ -750,53 +567,20 @@ template <int Kind, bool Clip, bool BN, bool Bias>
         [f1] "=&r"(f1), [f2] "=&r"(f2), [b] "=&r"(b), [kf] "=&r"(kf), [lf] "=&r"(lf)
       : [c] "r"(&c), [n3] "r"(c.n3), [wi] "r"(c.wi), [os] "r"(c.os), [pch] "r"(c.pch),
         [och] "r"(c.och), [thi] "r"(q.t_hi), [mul] "r"(q.mul), [sh] "r"(q.shift), [hi] "r"(q.hi),
-        [end0] "i"(2 * 3 * per), [end1] "i"(2 * (head + 3 * per + 2)),
+        [body0] "i"(3 * per), [body1] "i"(head + 3 * per + 2),
         [cfg] "i"(dw_cfg<Kind, Clip, BN, Bias>)
       : "memory");
 }
 
-/// The 4x1 loop (odd last pixel): 5 loads + 4 pv.sdotusp.b per 16 MACs; body 9, uimmL 18.
-inline void mm4x1(const std::uint8_t* a0, const std::int8_t* w0, const std::int8_t* w1,
-                  const std::int8_t* w2, const std::int8_t* w3, int words, std::int32_t* acc) {
-  std::int32_t s0 = acc[0], s2 = acc[2], s4 = acc[4], s6 = acc[6];
-  std::uint32_t x0, y0, y1, y2, y3;
-  __asm__ volatile(
-      // clang-format off
-      ".balign 4\n"
-      ".option push\n"
-      ".option norvc\n"
-      CTILE_XPULPV2_LP_SETUP("x0", "%[n]", "18")
-      CTILE_XP_LW(x0, a0, 4)
-      CTILE_XP_LW(y0, w0, 4)
-      CTILE_XP_LW(y1, w1, 4)
-      CTILE_XP_LW(y2, w2, 4)
-      CTILE_XPULPV2_SDOTUSP_B("%[s0]", "%[x0]", "%[y0]")
-      CTILE_XP_LW(y3, w3, 4)
-      CTILE_XPULPV2_SDOTUSP_B("%[s2]", "%[x0]", "%[y1]")
-      CTILE_XPULPV2_SDOTUSP_B("%[s4]", "%[x0]", "%[y2]")
-      CTILE_XPULPV2_SDOTUSP_B("%[s6]", "%[x0]", "%[y3]")
-      ".option pop\n"
-      // clang-format on
-      : [s0] "+r"(s0), [s2] "+r"(s2), [s4] "+r"(s4), [s6] "+r"(s6), [a0] "+r"(a0), [w0] "+r"(w0),
-        [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3), [x0] "=&r"(x0), [y0] "=&r"(y0), [y1] "=&r"(y1),
-        [y2] "=&r"(y2), [y3] "=&r"(y3)
-      : [n] "r"(words)
-      : "memory");
-  acc[0] = s0, acc[2] = s2, acc[4] = s4, acc[6] = s6;
-}
-
-/// One filter row against one column: 2 loads + 1 pv.sdotusp.b, a body of 3 (uimmL 6).
-inline std::int32_t dot(const std::uint8_t* a, const std::int8_t* w, int words, std::int32_t s) {
-  std::uint32_t x, y;
-  __asm__ volatile(
-      ".balign 4\n"
-      ".option push\n"
-      ".option norvc\n" CTILE_XPULPV2_LP_SETUP("x0", "%[n]", "6") CTILE_XP_LW(x, a, 4)
-          CTILE_XP_LW(y, w, 4) CTILE_XPULPV2_SDOTUSP_B("%[s]", "%[x]", "%[y]") ".option pop\n"
-      : [s] "+r"(s), [a] "+r"(a), [w] "+r"(w), [x] "=&r"(x), [y] "=&r"(y)
-      : [n] "r"(words)
-      : "memory");
-  return s;
-}
-
 }  // namespace ctile::kernels::arch::xpulpv2
+
+#undef CTILE_HW_LW
+#undef CTILE_HW_LWR
+#undef CTILE_HW_SW
+#undef CTILE_HW_SBR
+#undef CTILE_HW_SDOTUSP
+#undef CTILE_HW_DOTUSP
+#undef CTILE_HW_CLIPUR
+#undef CTILE_HW_BEQZ
+#undef CTILE_HW_LOOP0
+#undef CTILE_HW_LOOP1
