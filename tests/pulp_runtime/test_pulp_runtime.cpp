@@ -23,6 +23,7 @@
 
 #include <ctile/ctile.hpp>
 #include <ctile/hal/pulp_runtime.hpp>
+#include <ctile/hal/udma_hyper.hpp>
 #include <ctile/platform/pulp_open.hpp>
 #include <ctile/reference/reference.hpp>
 #include <ctile/schedule/dma_split.hpp>
@@ -234,7 +235,9 @@ static_assert(pulp_runtime_dma::limits.counters == 16);
 static_assert(pulp_runtime_dma::limits.max_command_bytes % 4 == 0);
 static_assert(pulp_open.dma_command_limit() == static_cast<int>(pulp_open_dma.max_command_bytes));
 static_assert(pulp_open.l1_budget() == 62 * 1024 - 8 * 3072);
-static_assert(!pulp_open.has_l3());
+// L3: GVSoC pulp-open's 8 MiB HyperRAM, through the uDMA HyperBus driver.
+static_assert(pulp_open.l3_bytes == 8 * 1024 * 1024);
+static_assert(pulp_open.l3_bytes == static_cast<int>(hal::pulp_open_hyper_limits.memory_bytes));
 
 TEST(PulpRuntimeHal, DmaCallsTakeTheRuntimesArgumentOrder) {
   reset();

@@ -1,0 +1,398 @@
+// The HyperRAM driver (include/ctile/hal/udma_hyper.hpp) against a register-level model of
+// pulp-open's uDMA HyperBus peripheral written here from the same public description (GVSoC's
+// udma_hyper_v3 model and register header, pulp-runtime's udma_v3 layout, the udma_hyperbus
+// RTL's 16-bit size registers, the HyperBus command-address bits), not from the driver: the
+// model keeps its own register file, queues a transfer when a channel's CFG is written with
+// EN, moves its bytes only when the core polls STATUS (one queued transfer per poll, as late
+// as the hardware may), truncates the size registers to their 16 bits, drops a ninth
+// transfer on a full id, and records every misuse. The driver must move data bit-exactly,
+// split at the documented limit, never overfill a queue, and carry a whole network with
+// streamed weights through the executor, bit-exact against the naive reference.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <ctile/ctile.hpp>
+#include <ctile/hal/baremetal.hpp>
+#include <ctile/hal/udma_hyper.hpp>
+#include <ctile/platform/pulp_open.hpp>
+#include <ctile/reference/reference.hpp>
+#include <ctile/schedule/executor.hpp>
+
+#include "common/synthetic.hpp"
+#include "networks/cifar10_cnn.hpp"
+
+namespace {
+
+using namespace ctile;
+
+// ---- The model ---------------------------------------------------------------------------
+
+class hyper_model {
+ public:
+  // The uDMA's window (gvsoc-pulp soc.json "udma": 0x1A102000); its control area's first
+  // register gates the clocks, bit i for peripheral i (udma_v3.h UDMA_CONF_CG_OFFSET 0).
+  static constexpr std::uint32_t udma = 0x1A102000;
+  // Peripheral areas of 128 B follow the control area's 128 B (UDMA_FIRST_CHANNEL_OFFSET);
+  // the HyperBus peripheral is number 8 (its first SoC event is 32, four events a
+  // peripheral) and spans 8 transaction ids of 128 B plus 40 B of common registers.
+  static constexpr int periph = 8;
+  static constexpr std::uint32_t window = udma + 128 + 128 * periph;
+  static constexpr std::uint32_t window_end = window + 8 * 128 + 10 * 4;
+  // L2 as the SoC addresses it.
+  static constexpr std::uint32_t l2_base = 0x1C000000;
+
+  struct transfer {
+    int id = 0;
+    bool read = false;  // HyperRAM to L2
+    std::uint32_t l2 = 0, ext = 0, size = 0;
+  };
+
+  std::vector<std::uint8_t> ram = std::vector<std::uint8_t>(8u << 20);  // S27KS0641: 8 MiB
+  std::span<std::uint8_t> l2;                                           // what l2_base maps to
+  std::vector<std::string> problems;
+  std::vector<transfer> started;  // every transfer queued, in order
+  std::size_t max_queued = 0;
+  /// STATUS polls per completed transfer (a slower memory when larger).
+  int polls_per_transfer = 1;
+
+  void write(std::uint32_t a, std::uint32_t v) {
+    if (a == udma) {
+      cg_ = v;
+      return;
+    }
+    if (a < window || a >= window_end || a % 4 != 0) {
+      problems.push_back("write outside the HyperBus registers at " + hex(a));
+      return;
+    }
+    if (((cg_ >> periph) & 1u) == 0) {
+      problems.push_back("register write while the peripheral's clock is gated");
+      return;
+    }
+    const std::uint32_t off = a - window;
+    if (off >= 8 * 128) {
+      common_[(off - 8 * 128) / 4] = v;
+      return;
+    }
+    const int id = static_cast<int>(off / 128);
+    const std::uint32_t r = off % 128;
+    // The 16 registers of an id: 0 RX_SADDR, 1 RX_SIZE, 2 RX_CFG, 3 TX_SADDR, 4 TX_SIZE,
+    // 5 TX_CFG, 6 CA_SETUP, 7 HYPER_ADDR, 8 HYPER_CFG, 9 STATUS, 10-15 the 2-D registers.
+    const std::uint32_t k = r / 4;
+    if (k == 9) {
+      problems.push_back("STATUS written");
+      return;
+    }
+    // The size registers are TRANS_SIZE = 16 bits in the RTL (hyperbus_reg_if.sv).
+    chan_[id][k] = (k == 1 || k == 4) ? (v & 0xFFFFu) : v;
+    if ((k == 2 || k == 5) && (v & (1u << 4)) != 0) enqueue(id, k == 2);
+    if ((k == 2 || k == 5) && (v & (1u << 5)) != 0) problems.push_back("channel clear requested");
+  }
+
+  std::uint32_t read(std::uint32_t a) {
+    if (a == udma) return cg_;
+    if (a < window || a >= window_end) {
+      problems.push_back("read outside the HyperBus registers at " + hex(a));
+      return 0;
+    }
+    const std::uint32_t off = a - window;
+    if (off < 8 * 128 && (off % 128) / 4 == 9) {
+      step();  // the peripheral makes progress while the core polls
+      const auto& q = queue_[off / 128];
+      return (q.empty() ? 0u : 1u) | (static_cast<std::uint32_t>(q.size()) << 1);
+    }
+    problems.push_back("read of a register other than STATUS at " + hex(a));
+    return 0;
+  }
+
+  std::uint32_t address_of(const void* p) {
+    const auto* b = static_cast<const std::uint8_t*>(p);
+    if (b < l2.data() || b > l2.data() + l2.size()) {
+      problems.push_back("an L2 pointer outside L2");
+      return 0;
+    }
+    return l2_base + static_cast<std::uint32_t>(b - l2.data());
+  }
+
+  [[nodiscard]] bool idle() const {
+    for (const auto& q : queue_)
+      if (!q.empty()) return false;
+    return true;
+  }
+
+ private:
+  static std::string hex(std::uint32_t a) {
+    char s[16];
+    std::snprintf(s, sizeof s, "0x%08x", static_cast<unsigned>(a));
+    return s;
+  }
+
+  void enqueue(int id, bool rx) {
+    const auto& c = chan_[id];
+    // Common set-up (HyperRAM on chip select 0, no page boundary), 1-D mode, and a
+    // command-address word for a linear burst to memory whose R/W# bit matches the channel
+    // (CA_SETUP bit 0 burst type, bit 1 address space, bit 2 read).
+    if (common_[8] != 0) problems.push_back("MEM_SEL is not the HyperRAM (chip select 0)");
+    if (common_[0] != 4) problems.push_back("page boundary left on");
+    if (c[10] != 0 || c[13] != 0) problems.push_back("a 2-D mode left on");
+    const std::uint32_t ca = c[6];
+    if ((ca & 1u) == 0) problems.push_back("wrapped burst");
+    if ((ca & 2u) != 0) problems.push_back("register address space");
+    if (((ca >> 2) & 1u) != (rx ? 1u : 0u)) problems.push_back("CA R/W# against the channel");
+    transfer t{id, rx, rx ? c[0] : c[3], c[7], rx ? c[1] : c[4]};
+    if (t.size == 0) problems.push_back("a transfer of 0 bytes");
+    auto& q = queue_[static_cast<std::size_t>(id)];
+    if (q.size() == 8) {
+      problems.push_back("a ninth transfer on a full transaction id (dropped)");
+      return;
+    }
+    q.push_back(t);
+    started.push_back(t);
+    max_queued = std::max(max_queued, q.size());
+  }
+
+  void step() {
+    if (++polls_ % polls_per_transfer != 0) return;
+    for (int k = 0; k < 8; ++k) {
+      auto& q = queue_[static_cast<std::size_t>((next_ + k) % 8)];
+      if (q.empty()) continue;
+      complete(q.front());
+      q.pop_front();
+      next_ = (next_ + k + 1) % 8;
+      return;
+    }
+  }
+
+  void complete(const transfer& t) {
+    if (t.l2 < l2_base || std::uint64_t{t.l2 - l2_base} + t.size > l2.size()) {
+      problems.push_back("a transfer outside L2");
+      return;
+    }
+    if (std::uint64_t{t.ext} + t.size > ram.size()) {
+      problems.push_back("a transfer past the end of the HyperRAM");
+      return;
+    }
+    std::uint8_t* m = l2.data() + (t.l2 - l2_base);
+    if (t.read) {
+      std::memcpy(m, ram.data() + t.ext, t.size);
+    } else {
+      std::memcpy(ram.data() + t.ext, m, t.size);
+    }
+  }
+
+  std::uint32_t cg_ = 0;
+  std::array<std::array<std::uint32_t, 16>, 8> chan_{};
+  std::array<std::uint32_t, 10> common_{};
+  std::array<std::deque<transfer>, 8> queue_{};
+  int next_ = 0;
+  int polls_ = 0;
+};
+
+/// The driver's bus onto the model.
+struct model_bus {
+  hyper_model* m = nullptr;
+  void write(std::uint32_t a, std::uint32_t v) { m->write(a, v); }
+  std::uint32_t read(std::uint32_t a) { return m->read(a); }
+  std::uint32_t l2_address(const void* p) { return m->address_of(p); }
+};
+
+using driver = hal::basic_udma_hyper_l3<model_bus>;
+
+std::vector<std::uint8_t> pattern(std::size_t n, std::uint32_t seed) {
+  std::vector<std::uint8_t> v(n);
+  examples::xorshift32 g{seed};
+  for (auto& b : v) b = static_cast<std::uint8_t>(g.next() >> 24);
+  return v;
+}
+
+// ---- Transfers ---------------------------------------------------------------------------
+
+template <class Driver>
+void round_trip(hyper_model& m, std::uint32_t bytes, std::uint32_t at) {
+  std::vector<std::uint8_t> l2(2 * bytes + 64, 0);
+  m.l2 = l2;
+  Driver d(model_bus{&m});
+  d.init();
+  const auto src = pattern(bytes, 0x1234567u + bytes);
+  std::memcpy(l2.data(), src.data(), bytes);
+  typename Driver::write_handle w;
+  d.write(at, l2.data(), bytes, w);
+  d.wait(w);
+  typename Driver::read_handle r;
+  std::uint8_t* back = l2.data() + bytes + 32;
+  d.read(back, at, bytes, r);
+  d.wait(r);
+  EXPECT_TRUE(m.idle());
+  EXPECT_EQ(std::memcmp(m.ram.data() + at, src.data(), bytes), 0) << "written data";
+  EXPECT_EQ(std::memcmp(back, src.data(), bytes), 0) << "read data";
+}
+
+TEST(UdmaHyper, MovesDataBitExactAndSplitsAtTheSizeField) {
+  hyper_model m;
+  // 200,003 B: three full transfers of 65,532 B and one of 3,407, each way.
+  round_trip<driver>(m, 200003, 12345);
+  for (const auto& p : m.problems) ADD_FAILURE() << p;
+  ASSERT_EQ(m.started.size(), 8u);
+  std::uint32_t moved[2] = {0, 0};
+  for (std::size_t i = 0; i < m.started.size(); ++i) {
+    const auto& t = m.started[i];
+    EXPECT_LE(t.size, 65535u);
+    EXPECT_EQ(t.size, i % 4 == 3 ? 200003u - 3 * 65532u : 65532u);
+    EXPECT_EQ(t.id, t.read ? 0 : 1);  // reads on id 0, writes on id 1
+    EXPECT_EQ(t.ext, 12345u + static_cast<std::uint32_t>(i % 4) * 65532u);
+    moved[t.read] += t.size;
+  }
+  EXPECT_EQ(moved[0], 200003u);
+  EXPECT_EQ(moved[1], 200003u);
+}
+
+TEST(UdmaHyper, SmallAndOddTransfers) {
+  for (std::uint32_t n : {1u, 3u, 65532u, 65533u, 65535u, 65536u}) {
+    SCOPED_TRACE(n);
+    hyper_model m;
+    round_trip<driver>(m, n, (8u << 20) - n);  // up to the last byte of the HyperRAM
+    for (const auto& p : m.problems) ADD_FAILURE() << p;
+  }
+}
+
+TEST(UdmaHyper, DataArrivesAtWaitNotBefore) {
+  hyper_model m;
+  std::vector<std::uint8_t> l2(4096, 0);
+  m.l2 = l2;
+  for (std::size_t i = 0; i < 1000; ++i) m.ram[5000 + i] = static_cast<std::uint8_t>(i * 7 + 1);
+  driver d(model_bus{&m});
+  d.init();
+  driver::read_handle r;
+  d.read(l2.data(), 5000, 1000, r);
+  EXPECT_EQ(l2[0], 0);  // queued, not moved: the model moves bytes only when polled
+  d.wait(r);
+  for (std::size_t i = 0; i < 1000; ++i) ASSERT_EQ(l2[i], static_cast<std::uint8_t>(i * 7 + 1));
+  EXPECT_TRUE(m.problems.empty());
+}
+
+TEST(UdmaHyper, NeverOverfillsATransactionQueue) {
+  hyper_model m;
+  m.polls_per_transfer = 16;  // slow: the queue fills up
+  // 12 transfers on one id: the driver must poll STATUS until a slot frees before the 9th.
+  round_trip<driver>(m, 11 * 65532 + 17, 0);
+  for (const auto& p : m.problems) ADD_FAILURE() << p;
+  EXPECT_LE(m.max_queued, 8u);
+  EXPECT_EQ(m.started.size(), 24u);
+}
+
+TEST(UdmaHyper, ModelCatchesASizeFieldWiderThanTheRegister) {
+  // A driver that believed the size registers were 17 bits wide: its 131,068-byte transfers
+  // are cut to 16 bits by the peripheral, and the data are not what was written.
+  constexpr hal::udma_hyper_limits wide{.max_transfer_bytes = 131068, .size_field_bits = 17};
+  hyper_model m;
+  std::vector<std::uint8_t> l2(300000, 0);
+  m.l2 = l2;
+  hal::basic_udma_hyper_l3<model_bus, wide> d(model_bus{&m});
+  d.init();
+  const auto src = pattern(131068, 99);
+  std::memcpy(l2.data(), src.data(), src.size());
+  decltype(d)::write_handle w;
+  d.write(0, l2.data(), 131068, w);
+  d.wait(w);
+  EXPECT_NE(std::memcmp(m.ram.data(), src.data(), src.size()), 0);
+}
+
+// ---- A network with streamed weights through the executor ----------------------------------
+
+TEST(UdmaHyper, Cifar10StreamedWeightsBitExact) {
+  using Net = examples::cifar10_cnn;
+  constexpr platform plat = pulp_open.with_streamed_weights();
+  using E = executor<Net, plat>;
+  static_assert(E::required_l3_bytes > 0);
+  static_assert(E::required_l3_bytes <= hal::pulp_open_hyper_limits.memory_bytes);
+  const examples::synthetic<Net> d(7);
+  const std::span<const std::uint8_t> in(d.input.data(), d.input.size());
+  const auto want = reference::run(Net::layers, d.params, in);
+
+  // L2: the executor's arena, then a staging area for loading and inspecting L3.
+  constexpr std::size_t stage_bytes = 4096;
+  const auto arena = static_cast<std::size_t>(E::required_l2_bytes);
+  std::vector<std::uint8_t> l2(arena + stage_bytes, 0);
+  std::uint8_t* stage = l2.data() + arena;
+  hyper_model m;
+  m.l2 = l2;
+  driver hyper(model_bus{&m});
+  hyper.init();
+
+  // The L3 image (weights, input), built on the host, written to the HyperRAM through the
+  // driver in staging-sized pieces.
+  std::vector<std::uint8_t> image(static_cast<std::size_t>(E::required_l3_bytes), 0);
+  const std::span<std::uint8_t> arena_span(l2.data(), arena);
+  ASSERT_TRUE(E::stage(d.params, arena_span, image).ok());
+  ASSERT_TRUE(E::load_input(in, arena_span, image).ok());
+  for (std::size_t at = 0; at < image.size(); at += stage_bytes) {
+    const std::size_t n = std::min(stage_bytes, image.size() - at);
+    std::memcpy(stage, image.data() + at, n);
+    driver::write_handle w;
+    hyper.write(static_cast<std::uint32_t>(at), stage, static_cast<std::uint32_t>(n), w);
+    hyper.wait(w);
+  }
+  typename E::quant_plans quant{};
+  ASSERT_TRUE(E::prepare(d.params, quant).ok());
+
+  std::vector<std::int64_t> bad(Net::size, -1);
+  std::vector<std::uint8_t> out;
+  const auto hook = [&](const schedule::layer_output& o) {
+    const auto i = static_cast<std::size_t>(o.index);
+    const layer& l = Net::layers[i];
+    const std::uint8_t* got = o.l2;
+    if (got == nullptr) {  // in L3: read it back through the driver
+      out.assign(static_cast<std::size_t>(o.bytes), 0);
+      for (std::int64_t at = 0; at < o.bytes; at += stage_bytes) {
+        const auto n =
+            static_cast<std::uint32_t>(std::min<std::int64_t>(stage_bytes, o.bytes - at));
+        driver::read_handle r;
+        hyper.read(stage, static_cast<std::uint32_t>(o.l3_offset + at), n, r);
+        hyper.wait(r);
+        std::memcpy(out.data() + at, stage, n);
+      }
+      got = out.data();
+    }
+    bad[i] = 0;
+    for (std::size_t k = 0; k < want[i].size(); ++k) {
+      const std::size_t at = schedule::output_element(l, o.chw, k);
+      std::int32_t v;
+      if (l.output() == output_kind::i32) {
+        std::uint32_t u = 0;
+        for (std::size_t b = 0; b < 4; ++b) u |= std::uint32_t{got[4 * at + b]} << (8 * b);
+        v = static_cast<std::int32_t>(u);
+      } else {
+        v = got[at];
+      }
+      bad[i] += v != want[i][k];
+    }
+  };
+  std::vector<std::uint8_t> l1(static_cast<std::size_t>(E::required_l1_bytes), 0);
+  hal::basic_baremetal_dma<pulp_open_dma> dma;
+  hal::baremetal_cluster cl;
+  schedule::exec_env<hal::basic_baremetal_dma<pulp_open_dma>, hal::baremetal_cluster> env{
+      dma, cl, {}, 1};
+  const std::size_t before = m.started.size();
+  ASSERT_TRUE(E::run(env, hyper, quant, l1, arena_span, hook).ok());
+  for (std::size_t i = 1; i < Net::size; ++i)
+    EXPECT_EQ(bad[i], 0) << "layer " << i << " (" << Net::layers[i].name.c_str() << ")";
+  // Every weight byte came through the peripheral's read channel.
+  std::uint64_t weights = 0, read = 0;
+  for (const layer& l : Net::layers) {  // int8 weights, int32 bias / kappa / lambda
+    const int arrays = (l.bias ? 1 : 0) + (l.batchnorm ? 2 : 0);
+    weights += static_cast<std::uint64_t>(l.weight_count() + 4 * l.channel_params() * arrays);
+  }
+  for (std::size_t k = before; k < m.started.size(); ++k)
+    if (m.started[k].read) read += m.started[k].size;
+  EXPECT_GE(read, weights);
+  EXPECT_TRUE(m.idle());
+  for (const auto& p : m.problems) ADD_FAILURE() << p;
+}
+
+}  // namespace
