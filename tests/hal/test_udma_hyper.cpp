@@ -338,7 +338,7 @@ TEST(UdmaHyper, Cifar10StreamedWeightsBitExact) {
     hyper.wait(w);
     return true;
   };
-  const std::span<std::uint8_t> scratch(l2.data() + arena, scratch_bytes);
+  const std::span<std::uint8_t> scratch(l2.data() + (arena + 7) / 8 * 8, scratch_bytes);
   const run_status st = firmware::stage_synthetic<Net, plat>(7, arena_span, scratch, put, quant);
   ASSERT_TRUE(st.ok()) << "layer " << st.layer << ": " << field_name(st.what) << " " << st.got
                        << ", expected " << st.expected;
