@@ -2,11 +2,12 @@
 // through its registers. pulp-runtime has no HyperRAM driver; this one is written from the
 // public register description of the peripheral, as pulp-open's GVSoC model implements it:
 //
-// [A] gvsoc: pulp/udma/hyper/udma_hyper_v3.cpp (Hyper_periph_v3, authors N. Bruschi, H.
-//     Okuhara) and the register header it includes, archi/udma/hyper/udma_hyper_v3.h; the
-//     pulp chip's archi header (archi/chips/pulp/pulp.h of pulp-sdk) selects this version
-//     ("archi/udma/hyper/udma_hyper_v3.h") beside udma_v3.
-// [B] pulp-sdk's hal/udma/hyper/udma_hyper_v3.h: how its HAL sets up and starts a transfer.
+// [A] GVSoC's model pulp/udma/hyper/udma_hyper_v3.cpp (Hyper_periph_v3, N. Bruschi) and the
+//     register header it includes, archi/udma/hyper/udma_hyper_v3.h (N. Bruschi, H. Okuhara);
+//     the PULP SDK's archi header for the pulp chip (archi/chips/pulp/pulp.h) selects this
+//     version ("archi/udma/hyper/udma_hyper_v3.h") beside udma_v3.h and mchan_v7.h.
+// [B] The HAL header that accompanies it, hal/udma/hyper/udma_hyper_v3.h: how a transfer is
+//     set up (common registers, CA setup, external address) and started (SADDR, SIZE, CFG).
 // [C] pulp-runtime's archi/udma/udma_v3.h: the uDMA's common layout (control area, periph
 //     areas of 0x80 bytes after it, channel register bits).
 // [D] gvsoc-pulp: pulp/chips/pulp_open/soc.json (the uDMA's APB window) and
