@@ -150,7 +150,7 @@ class basic_udma_hyper_l3 {
  public:
   static constexpr udma_hyper_limits limits = L;
   static constexpr std::uint32_t read_id = 0;
-  static constexpr std::uint32_t write_id = 1;
+  static constexpr std::uint32_t write_id = read_id + 1;
   struct read_handle {
     bool pending = false;
   };
@@ -175,7 +175,7 @@ class basic_udma_hyper_l3 {
     bus_.write(c + r::mem_sel, r::hyperram_cs);
     bus_.write(c + r::t_cs_max, 0xFFFFFFFFu);
     bus_.write(c + r::t_latency_access, r::hyperram_latency);
-    for (std::uint32_t id : {read_id, write_id}) {
+    for (std::uint32_t id = read_id; id <= write_id; ++id) {
       bus_.write(reg(id, r::twd_act), 0);
       bus_.write(reg(id, r::twd_act_l2), 0);
     }
