@@ -12,8 +12,9 @@
 //     areas of 0x80 bytes after it, channel register bits).
 // [D] gvsoc-pulp: pulp/chips/pulp_open/soc.json (the uDMA's APB window) and
 //     pulp_open_board.py (HyperRAM on hyper0 chip select 0; HyperFlash on chip select 1).
-// [E] pulp-platform/udma_hyperbus: rtl/hyperbus_reg_if.sv (the HyperBus uDMA register
-//     interface in RTL: the size registers are TRANS_SIZE = 16 bits wide).
+// [E] pulp-platform/udma_hyperbus: rtl/hyperbus_reg_if.sv (the RTL register interface of the
+//     earlier, single-transaction version of the peripheral: its size registers are
+//     TRANS_SIZE = 16 bits wide, the only width of them a public source states).
 // [F] The HyperBus specification (Cypress/Infineon S27KS0641 data sheet): the command-address
 //     word, CA[47] R/W# (1 = read), CA[46] address space (0 = memory), CA[45] burst type
 //     (1 = linear).
@@ -52,7 +53,8 @@
 //   32 bits. The documented limit (16 bits: 65,535 B a transfer) is the one respected here:
 //   longer requests are split into transfers of at most udma_hyper_limits::max_transfer_bytes.
 // Not found in public sources, and chosen here: whether HYPER_ADDR counts bytes or 16-bit
-// words (GVSoC's HyperRAM model takes bytes; bytes are used); the data-size field of CFG for
+// words (GVSoC's controller model puts it into the command-address word unscaled [A], while
+// HyperBus memories address 16-bit words [F]; bytes are used); the data-size field of CFG for
 // the HyperBus channels (0, 8-bit units, as for a byte count); whether pulp-open's RTL has
 // this version of the peripheral (GVSoC's pulp-open model has it; the RTL was not checked).
 #pragma once
