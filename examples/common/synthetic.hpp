@@ -25,6 +25,27 @@ struct xorshift32 {
   }
 };
 
+/// The generator of synthetic<Net>'s data for `seed`, and its draws: every value of the data
+/// is drawn in this order, so that a program may generate the same data piece by piece
+/// (examples/firmware/cluster/stage_synthetic.hpp) instead of all at once.
+constexpr xorshift32 synthetic_rng(std::uint32_t seed) {
+  return xorshift32{0x9E3779B9u ^ (seed * 0x85EBCA6Bu)};
+}
+/// One weight.
+constexpr std::int8_t synthetic_weight(xorshift32& g) {
+  return static_cast<std::int8_t>(g.in(-31, 31));
+}
+/// One output channel's bias, kappa and lambda (drawn in that order).
+struct channel_draw {
+  std::int32_t bias, kappa, lambda;
+};
+constexpr channel_draw synthetic_channel(xorshift32& g) {
+  const std::int32_t b = g.in(-2000, 2000);
+  const std::int32_t k = g.in(1, 3);
+  const std::int32_t l = g.in(-3000, 6000);
+  return {b, k, l};
+}
+
 /// A power-of-two divisor that maps the synthetic accumulators of a layer with `fan_in` inputs
 /// per output (Kh * Kw * Cin) onto roughly 0..255, so activations neither vanish nor saturate.
 /// With weights in [-31, 31], activations ~0..255 and kappa ~2, t has a spread of roughly
@@ -72,7 +93,9 @@ struct synthetic {
   explicit synthetic(std::uint32_t seed = 1) { generate(seed); }
 
   void generate(std::uint32_t seed) {
-    xorshift32 rng{0x9E3779B9u ^ (seed * 0x85EBCA6Bu)};
+    // Order: the input, then layer by layer its weights, then per output channel its bias,
+    // kappa and lambda.
+    xorshift32 rng = synthetic_rng(seed);
     // Over the declared input range (0..255 unless declared; signed values as two's complement).
     const value_range r = Net::layers[0].out_range;
     for (auto& v : input) v = static_cast<std::uint8_t>(rng.in(r.lo, r.hi));
@@ -83,12 +106,12 @@ struct synthetic {
       auto& p = params[i];
       const auto nw = static_cast<std::size_t>(l.weight_count());
       const auto nc = static_cast<std::size_t>(l.channel_params());
-      for (std::size_t k = 0; k < nw; ++k)
-        weights[wo + k] = static_cast<std::int8_t>(rng.in(-31, 31));
+      for (std::size_t k = 0; k < nw; ++k) weights[wo + k] = synthetic_weight(rng);
       for (std::size_t k = 0; k < nc; ++k) {
-        bias[co + k] = rng.in(-2000, 2000);
-        kappa[co + k] = rng.in(1, 3);
-        lambda[co + k] = rng.in(-3000, 6000);
+        const channel_draw c = synthetic_channel(rng);
+        bias[co + k] = c.bias;
+        kappa[co + k] = c.kappa;
+        lambda[co + k] = c.lambda;
       }
       if (nw != 0) p.weights = {weights.data() + wo, nw};
       if (l.bias) p.bias = {bias.data() + co, nc};

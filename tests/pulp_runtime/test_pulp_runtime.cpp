@@ -23,12 +23,15 @@
 
 #include <ctile/ctile.hpp>
 #include <ctile/hal/pulp_runtime.hpp>
+#include <ctile/hal/udma_hyper.hpp>
 #include <ctile/platform/pulp_open.hpp>
 #include <ctile/reference/reference.hpp>
 #include <ctile/schedule/dma_split.hpp>
 #include <ctile/schedule/executor.hpp>
 
+#include "cluster/stage_synthetic.hpp"
 #include "common/synthetic.hpp"
+#include "hyper_model.hpp"
 #include "networks/cifar10_cnn.hpp"
 #include "networks/residual.hpp"
 #include "pulp.h"
@@ -234,7 +237,9 @@ static_assert(pulp_runtime_dma::limits.counters == 16);
 static_assert(pulp_runtime_dma::limits.max_command_bytes % 4 == 0);
 static_assert(pulp_open.dma_command_limit() == static_cast<int>(pulp_open_dma.max_command_bytes));
 static_assert(pulp_open.l1_budget() == 62 * 1024 - 8 * 3072);
-static_assert(!pulp_open.has_l3());
+// L3: GVSoC pulp-open's 8 MiB HyperRAM, through the uDMA HyperBus driver.
+static_assert(pulp_open.l3_bytes == 8 * 1024 * 1024);
+static_assert(pulp_open.l3_bytes == static_cast<int>(hal::pulp_open_hyper_limits.memory_bytes));
 
 TEST(PulpRuntimeHal, DmaCallsTakeTheRuntimesArgumentOrder) {
   reset();
@@ -451,6 +456,89 @@ TEST(PulpRuntimeHal, Cifar10BitExactOnEightCores) {
 }
 TEST(PulpRuntimeHal, ResidualBitExactOnEightCores) {
   check_network_through_hal<examples::resnet_small>();
+}
+
+// The pulp-runtime HAL with its L3: CIFAR-10 planned for pulp_open with every weight streamed
+// from the HyperRAM, on the stand-in's 8 cores, the HyperRAM driver over the register-level
+// model of the uDMA HyperBus peripheral (tests/hal/hyper_model.hpp). The data are generated
+// into place as the firmware does at start-up (cluster/stage_synthetic.hpp), through the
+// driver; every layer bit-exact against the reference.
+TEST(PulpRuntimeHal, Cifar10StreamedFromHyperRamOnEightCores) {
+  using Net = examples::cifar10_cnn;
+  constexpr platform plat = pulp_open.with_streamed_weights();
+  using E = executor<Net, plat>;
+  static_assert(E::required_l3_bytes > 0);
+  reset();
+  const examples::synthetic<Net> d(1);
+  const std::span<const std::uint8_t> in(d.input.data(), d.input.size());
+  const auto expected = reference::run(Net::layers, d.params, in);
+
+  const auto arena = static_cast<std::size_t>(E::required_l2_bytes);
+  const auto sb = static_cast<std::size_t>(firmware::stage_scratch_bytes<Net, E>());
+  std::vector<std::uint8_t> l2v(arena + sb + 4096 + 16, 0);
+  regions.push_back({l2v.data(), l2v.size()});
+  std::uint8_t* scratch = l2v.data() + (arena + 7) / 8 * 8;
+  std::uint8_t* window = scratch + sb;
+  test::hyper_model m;
+  m.l2 = l2v;
+  hal::basic_udma_hyper_l3<test::model_bus> hyper(test::model_bus{&m});
+  typename E::quant_plans quant{};
+  std::vector<std::int64_t> bad(Net::size, -1);
+  const auto hook = [&](const schedule::layer_output& o) {
+    const auto i = static_cast<std::size_t>(o.index);
+    const layer& l = Net::layers[i];
+    std::vector<std::uint8_t> got;
+    if (o.l2 != nullptr) {
+      got.assign(o.l2, o.l2 + o.bytes);
+    } else {
+      for (std::int64_t at = 0; at < o.bytes; at += 4096) {
+        const auto n = static_cast<std::uint32_t>(std::min<std::int64_t>(4096, o.bytes - at));
+        decltype(hyper)::read_handle r;
+        hyper.read(window, static_cast<std::uint32_t>(o.l3_offset + at), n, r);
+        hyper.wait(r);
+        got.insert(got.end(), window, window + n);
+      }
+    }
+    bad[i] = 0;
+    for (std::size_t k = 0; k < expected[i].size(); ++k) {
+      const std::size_t at = schedule::output_element(l, o.chw, k);
+      std::int32_t v;
+      if (l.output() == output_kind::i32) {
+        std::uint32_t u = 0;
+        for (std::size_t b = 0; b < 4; ++b) u |= std::uint32_t{got[4 * at + b]} << (8 * b);
+        v = static_cast<std::int32_t>(u);
+      } else {
+        v = got[at];
+      }
+      bad[i] += v != expected[i][k];
+    }
+  };
+  run_on_cluster([&] {
+    hyper.init();
+    const auto put = [&](std::uint32_t at, const std::uint8_t* from, std::uint32_t n) {
+      decltype(hyper)::write_handle w;
+      hyper.write(at, const_cast<std::uint8_t*>(from), n, w);
+      hyper.wait(w);
+      return true;
+    };
+    const run_status st =
+        firmware::stage_synthetic<Net, plat>(1, {l2v.data(), arena}, {scratch, sb}, put, quant);
+    EXPECT_TRUE(st.ok()) << field_name(st.what) << " " << st.got << " of " << st.expected;
+    std::uint8_t* l1 = pulp_runtime_l1_alloc(static_cast<std::uint32_t>(E::required_l1_bytes));
+    EXPECT_NE(l1, nullptr);
+    pulp_runtime_dma dma;
+    pulp_runtime_cluster cl;
+    schedule::exec_env<pulp_runtime_dma, pulp_runtime_cluster> env{dma, cl, {}, cl.cores()};
+    schedule::run_network(env, hyper, schedule::view_of(Net::layers, E::plan), quant, l1,
+                          l2v.data(), hook);
+    return 0;
+  });
+  for (std::size_t i = 1; i < Net::size; ++i)
+    EXPECT_EQ(bad[i], 0) << "layer " << i << " (" << Net::layers[i].name.c_str() << ")";
+  EXPECT_TRUE(m.idle());
+  EXPECT_GT(m.started.size(), Net::size);
+  for (const auto& p : m.problems) ADD_FAILURE() << p;
+  for (const auto& p : problems) ADD_FAILURE() << p;
 }
 
 }  // namespace

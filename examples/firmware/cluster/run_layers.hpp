@@ -1,7 +1,8 @@
-// The cluster firmware's program, written once for every board (boards.hpp): stage the
-// network's synthetic data, run it through the executor on the board's DMA and cluster, time
-// every layer on core 0, check every layer's output against the fingerprint embedded at
-// build time, and print one line per layer and a total:
+// The cluster firmware's program, written once for every board (boards.hpp): generate the
+// network's synthetic data into its places (stage_synthetic.hpp: L2, and L3 through the
+// board's L3 HAL, a block at a time), run it through the executor on the board's DMA and cluster,
+// time every layer on core 0, check every layer's output against the fingerprint embedded at build
+// time, and print one line per layer and a total:
 //
 //   layer=<i> name=<name> macs=<n> cycles=<n> outside=<n> ok=<0|1>
 //   total macs=<n> cycles=<n> outside=<n> ok=<0|1>
@@ -23,9 +24,10 @@
 #include <ctile/ctile.hpp>
 #include <ctile/platform/pulp_open.hpp>
 #include <ctile/schedule/executor.hpp>
+#include <type_traits>
 
 #include "cluster/fw_hash.hpp"
-#include "common/synthetic.hpp"
+#include "cluster/stage_synthetic.hpp"
 
 namespace ctile::firmware {
 
@@ -45,21 +47,44 @@ struct timed_kernels {
 };
 
 /// The fingerprint of layer `l`'s output as the executor stored it (HWC, or channel-major
-/// when `chw`), in HWC order.
-inline std::uint32_t fingerprint(const layer& l, const std::uint8_t* got, bool chw) {
+/// when `chw`), in HWC order; `byte(i)` is the output's byte i.
+template <class Byte>
+std::uint32_t fingerprint(const layer& l, Byte&& byte, bool chw) {
   const bool i32 = l.output() == output_kind::i32;
   const auto n = static_cast<std::size_t>(l.out.elements());
   std::uint32_t h = fnv_basis;
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t at = schedule::output_element(l, chw, k);
     if (i32) {
-      for (std::size_t b = 0; b < 4; ++b) h = fnv_byte(h, got[4 * at + b]);
+      for (std::size_t b = 0; b < 4; ++b) h = fnv_byte(h, byte(4 * at + b));
     } else {
-      h = fnv_byte(h, got[at]);
+      h = fnv_byte(h, byte(at));
     }
   }
   return h;
 }
+
+/// Bytes of an output in L3, read through the board's L3 HAL a window at a time into L2.
+template <class L3>
+struct l3_window {
+  static constexpr std::uint32_t size = 512;
+  L3& l3;
+  std::uint32_t base;   ///< the output's L3 address
+  std::uint32_t bytes;  ///< the output's size
+  alignas(8) static inline std::uint8_t buf[size];
+  std::uint32_t lo = 1, hi = 0;  ///< the window holds output bytes [lo, hi)
+  std::uint8_t operator()(std::size_t i) {
+    const auto at = static_cast<std::uint32_t>(i);
+    if (at < lo || at >= hi) {
+      lo = at / size * size;
+      hi = bytes - lo < size ? bytes : lo + size;
+      typename L3::read_handle r;
+      l3.read(buf, base + lo, hi - lo, r);
+      l3.wait(r);
+    }
+    return buf[at - lo];
+  }
+};
 
 /// What the executor reads on every layer and tile of an N-layer network: its layers, their
 /// plans and L2/L3 placements, and their requantization constants.
@@ -108,21 +133,26 @@ int run_layers(const char* title, const std::uint32_t (&want)[Net::size],
   static_assert(E::required_l1_bytes + hot_l1_bytes<Net::size> <= Board::plat.l1_budget(),
                 "The tile buffers and the hot tables together exceed the board's L1 budget.");
 
-  // Constant data and input, generated on the target (the same generator as on the host).
-  static examples::synthetic<Net> data{1};
+  // Constant data and input, generated on the target (the same values as the host's
+  // reference, examples::synthetic<Net>{1}) block by block into the L2 arena and, through the
+  // board's L3 HAL, into L3; the requantization constants computed into the hot tables.
   alignas(8) static std::uint8_t l2[E::required_l2_bytes];
   typename Board::template l3_memory<E> l3;
-  // The L3 image (empty on a board without L3: the plan needs none there).
-  const std::span<std::uint8_t> l3b(l3.base(), static_cast<std::size_t>(E::required_l3_bytes));
-  // And the requantization constants, computed into the hot tables. Each step checks sizes.
-  for (const run_status s : {E::stage(data.params, l2, l3b), E::load_input(data.input, l2, l3b),
-                             E::prepare(data.params, hot.quant)}) {
-    if (!s.ok()) {
-      std::printf("error: layer %d: the %s given has %lld, expected %lld\n", s.layer,
-                  field_name(s.what), static_cast<long long>(s.got),
-                  static_cast<long long>(s.expected));
-      return 1;
-    }
+  auto& l3m = l3.memory();
+  const auto put_l3 = [&](std::uint32_t at, const std::uint8_t* from, std::uint32_t n) {
+    typename std::remove_reference_t<decltype(l3m)>::write_handle w;
+    l3m.write(at, const_cast<std::uint8_t*>(from), n, w);
+    l3m.wait(w);
+    return true;
+  };
+  const run_status s =
+      stage_synthetic<Net, Plat>(1, l2, arena_scratch<Net, E>(l2), put_l3,
+                                 std::span<kernels::requant_plan, Net::size>(hot.quant));
+  if (!s.ok()) {
+    std::printf("error: layer %d: the %s given has %lld, expected %lld\n", s.layer,
+                field_name(s.what), static_cast<long long>(s.got),
+                static_cast<long long>(s.expected));
+    return 1;
   }
   const schedule::plan_view view{hot.layers, hot.plans, hot.l2};
   std::uint8_t* l1 = Board::template l1<E::required_l1_bytes>();
@@ -143,7 +173,7 @@ int run_layers(const char* title, const std::uint32_t (&want)[Net::size],
   std::uint32_t inside_before = 0;
   std::uint32_t t_prev = clock::now();
   schedule::run_network(
-      env, l3.memory(), view, hot.quant, l1, l2,
+      env, l3m, view, hot.quant, l1, l2,
       [&](const schedule::layer_output& o) {
         const std::uint32_t t = clock::now();
         const std::uint32_t inside = kernels_t::core0_cycles;
@@ -151,8 +181,14 @@ int run_layers(const char* title, const std::uint32_t (&want)[Net::size],
         layer_result& r = results[i];
         r.cycles = t - t_prev;
         r.outside = r.cycles - (inside - inside_before);
-        const std::uint8_t* got = o.l2 != nullptr ? o.l2 : l3.base() + o.l3_offset;
-        r.ok = fingerprint(Net::layers[i], got, o.chw) == want[i];
+        if (o.l2 != nullptr) {
+          r.ok = fingerprint(
+                     Net::layers[i], [&](std::size_t b) { return o.l2[b]; }, o.chw) == want[i];
+        } else {  // in L3: read back through the L3 HAL
+          l3_window<std::remove_reference_t<decltype(l3m)>> w{
+              l3m, static_cast<std::uint32_t>(o.l3_offset), static_cast<std::uint32_t>(o.bytes)};
+          r.ok = fingerprint(Net::layers[i], w, o.chw) == want[i];
+        }
         inside_before = kernels_t::core0_cycles;
         t_prev = clock::now();
       },

@@ -17,8 +17,10 @@
 // never touch the DMA. The runtime's commands broadcast their completion event to every core,
 // so any core may wait for a command.
 //
-// L3: pulp-runtime has no HyperRAM driver, so plans must keep everything in L2 (the
-// `pulp_open` platform has no L3); require_l2_only<E>() refuses any other plan at compile time.
+// L3: pulp-runtime has no HyperRAM driver; ctile's own, hal::udma_hyper_l3 (udma_hyper.hpp:
+// the SoC's uDMA HyperBus peripheral, programmed from core 0 like the DMA), is the L3 of a
+// plan that needs one. A build whose plan keeps everything in L2 may pass pulp_runtime_no_l3
+// instead, and require_l2_only<E>() proves at compile time that it may.
 #pragma once
 
 #include <cstdint>
@@ -191,9 +193,9 @@ struct pulp_runtime_clock {
   static std::uint32_t now() { return ctile_prt_cycles(); }
 };
 
-/// The L3 of a pulp-runtime build: none. The executor needs an l3_memory; this one is never
-/// called by a plan that keeps everything in L2, which require_l2_only<E>() proves at compile
-/// time; a call would be a bug and stops the core.
+/// No L3, for a plan that keeps everything in L2. The executor needs an l3_memory; this one is
+/// never called by such a plan, which require_l2_only<E>() proves at compile time; a call would
+/// be a bug and stops the core. A plan that needs L3 runs with hal::udma_hyper_l3.
 struct pulp_runtime_no_l3 {
   struct read_handle {};
   struct write_handle {};
@@ -211,14 +213,13 @@ template <long long L3Bytes>
 struct plan_l3_bytes {
   static_assert(L3Bytes == 0,
                 "This plan keeps data in L3 (the bytes are this template's argument), but "
-                "pulp-runtime has no HyperRAM driver: plan the network for an L2-only platform "
-                "such as ctile::pulp_open, or choose a network whose weights and activations "
-                "fit L2.");
+                "the L3 given is pulp_runtime_no_l3: run it with hal::udma_hyper_l3 (the "
+                "HyperRAM through the uDMA HyperBus peripheral, ctile/hal/udma_hyper.hpp).");
   static constexpr bool ok = true;
 };
 }  // namespace detail
 
-/// A compile-time check for executor `E` planned for a pulp-runtime build: no L3.
+/// A compile-time check for executor `E` run with pulp_runtime_no_l3: its plan needs no L3.
 template <class E>
 constexpr bool require_l2_only() {
   return detail::plan_l3_bytes<static_cast<long long>(E::required_l3_bytes)>::ok;

@@ -47,8 +47,18 @@ inline constexpr hal::dma_limits pulp_open_dma{.max_command_bytes = 65532,
 ///   the platform counts 3 KiB a core; a build that changes it changes `with_stacks` alike.
 /// - L2: 512 KiB, of which 128 KiB are kept for code (the runtime's and the firmware's), the
 ///   runtime's data and the stacks of the fabric controller.
-/// - L3: none. pulp-runtime has no HyperRAM driver, so every plan must fit L2 (the HAL refuses
-///   a plan that needs L3 at compile time).
+/// - L3: the HyperRAM on the SoC's uDMA HyperBus peripheral, through ctile's own driver
+///   (include/ctile/hal/udma_hyper.hpp; pulp-runtime has none): 8 MiB, the S27KS0641 of
+///   GVSoC's pulp-open board (gvsoc-pulp pulp/chips/pulp_open/pulp_open_board.py binds a
+///   Hyperram on hyper0 chip select 0; devices/hyperbus/hyperram.py: size 0x00800000).
+///   Bandwidth: GVSoC's HyperBus model (pulp/udma/hyper/udma_hyper_v3.cpp) moves one byte a
+///   peripheral cycle with the clock divider at its reset value 0, and pulp_open.py clocks
+///   the SoC and the cluster at 50 MHz each: 1,000 B per 1,000 cluster cycles. Latency per
+///   transfer: the model's ~20 peripheral cycles of protocol (chip select, 6 command-address
+///   bytes, 2 x 6 cycles of access latency, chip select off) plus the driver's five register
+///   writes and a status poll from a cluster core through the SoC interconnect, taken as ~14
+///   cycles each like a cluster access to L2 (DESIGN.md section 7): 100 cycles. Modeled from
+///   the simulator's source, not measured.
 /// - DMA: pulp_open_dma. Cluster clock ~50 MHz (GVSoC's default); the DMA cost figures are
 ///   GAP-8's, not yet measured on this cluster.
 /// - Code fetch (with_code_fetch): GVSoC's pulp-open cluster configuration (gvsoc-pulp,
@@ -66,7 +76,9 @@ inline constexpr platform pulp_open = [] {
                    .with_stacks(3072, 3072)
                    .with_l2(512 * 1024)
                    .with_code_reserve(128 * 1024)
-                   .with_l3(0);
+                   .with_l3(8 * 1024 * 1024);
+  p.l3_bytes_per_kcycle = 1000;
+  p.l3_latency_cycles = 100;
   p.dma_max_cmd_bytes = static_cast<int>(pulp_open_dma.length_field_max);
   p.dma_max_2d_line = static_cast<int>(pulp_open_dma.max_line_bytes);
   p.dma_max_2d_stride = static_cast<int>(pulp_open_dma.max_stride);

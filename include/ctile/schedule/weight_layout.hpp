@@ -89,46 +89,79 @@ struct channel_data {
   return {static_cast<std::ptrdiff_t>(rel) * wpc, static_cast<std::ptrdiff_t>(m) * wpc, m, rel};
 }
 
-/// Writes a layer's constant data at `dst` in blocks of `g` output channels (whatever the
-/// blocks, the plan_detail::weight_bytes(l) bytes the planner reserves for it). With `tk` > 0
-/// a block's weights go by K tiles of `tk` bytes: the first `tk` bytes of each of its
-/// channels, then the next `tk`, and so on (the last K tile may be shorter).
-inline void pack_weights(const layer& l, int g, const layer_params& p, std::uint8_t* dst,
-                         int tk = 0) {
-  if (!l.has_weights()) return;
-  if (g <= 0) g = l.out.c;
+/// Writes the parameters (bias, kappa, lambda: those the layer has) of a block of `n` output
+/// channels at `params`, the place after the block's weights, from `p` holding them from the
+/// block's first channel on.
+inline void pack_block_params(const layer& l, int n, const layer_params& p, std::uint8_t* params) {
+  const auto put = [](std::uint8_t* to, const void* from, std::size_t n) {
+    const auto* b = static_cast<const std::uint8_t*>(from);
+    for (std::size_t k = 0; k < n; ++k) to[k] = b[k];
+  };
+  const auto un = static_cast<std::size_t>(n);
+  const kl_offsets k = kl_layout(l, n);
+  if (k.bias >= 0) put(params + k.bias, p.bias.data(), 4 * un);
+  if (k.kappa >= 0) put(params + k.kappa, p.kappa.data(), 4 * un);
+  if (k.lambda >= 0) put(params + k.lambda, p.lambda.data(), 4 * un);
+}
+
+/// Writes one block of a layer's constant data at `block`: its `n` output channels, whose data
+/// `p` holds from the block's first channel on (p.weights: n channels' weights, p.bias /
+/// kappa / lambda: n values each, those the layer has). With `tk` > 0 the weights go by K
+/// tiles of `tk` bytes: the first `tk` bytes of each channel, then the next `tk`, and so on
+/// (the last K tile may be shorter). The block takes n * data_per_channel(l) bytes.
+inline void pack_weight_block(const layer& l, int n, const layer_params& p, std::uint8_t* block,
+                              int tk = 0) {
   const int wpc = weights_per_channel(l);
   const auto put = [](std::uint8_t* to, const void* from, std::size_t n) {
     const auto* b = static_cast<const std::uint8_t*>(from);
     for (std::size_t k = 0; k < n; ++k) to[k] = b[k];
   };
+  const auto un = static_cast<std::size_t>(n);
+  if (tk > 0 && tk < wpc) {
+    std::uint8_t* to = block;
+    for (int k0 = 0; k0 < wpc; k0 += tk) {
+      const int kn = wpc - k0 < tk ? wpc - k0 : tk;
+      for (int ch = 0; ch < n; ++ch, to += kn)
+        put(to,
+            p.weights.data() + static_cast<std::size_t>(ch) * static_cast<std::size_t>(wpc) +
+                static_cast<std::size_t>(k0),
+            static_cast<std::size_t>(kn));
+    }
+  } else {
+    put(block, p.weights.data(), un * static_cast<std::size_t>(wpc));
+  }
+  pack_block_params(l, n, p, block + static_cast<std::ptrdiff_t>(n) * wpc);
+}
+
+/// The data of output channels c0..c0+n-1 of `p` (a whole layer's), as pack_weight_block
+/// takes them.
+inline layer_params channel_slice(const layer& l, const layer_params& p, int c0, int n) {
+  const auto wpc = static_cast<std::size_t>(weights_per_channel(l));
+  const auto c = static_cast<std::size_t>(c0);
+  const auto un = static_cast<std::size_t>(n);
+  layer_params s;
+  s.weights = p.weights.subspan(c * wpc, un * wpc);
+  if (l.bias) s.bias = p.bias.subspan(c, un);
+  if (l.batchnorm) {
+    s.kappa = p.kappa.subspan(c, un);
+    s.lambda = p.lambda.subspan(c, un);
+  }
+  return s;
+}
+
+/// Writes a layer's constant data at `dst` in blocks of `g` output channels (whatever the
+/// blocks, the plan_detail::weight_bytes(l) bytes the planner reserves for it), each block as
+/// pack_weight_block writes it; `tk` as there.
+inline void pack_weights(const layer& l, int g, const layer_params& p, std::uint8_t* dst,
+                         int tk = 0) {
+  if (!l.has_weights()) return;
+  if (g <= 0) g = l.out.c;
   const int dpc = data_per_channel(l);
   for (int c0 = 0; c0 < l.out.c; c0 += g) {
     const int n = l.out.c - c0 < g ? l.out.c - c0 : g;
     // Blocks before this one are whole: this block starts c0 channels of data in.
-    std::uint8_t* block = dst + static_cast<std::ptrdiff_t>(c0) * dpc;
-    const auto c = static_cast<std::size_t>(c0);
-    const auto un = static_cast<std::size_t>(n);
-    if (tk > 0 && tk < wpc) {
-      std::uint8_t* to = block;
-      for (int k0 = 0; k0 < wpc; k0 += tk) {
-        const int kn = wpc - k0 < tk ? wpc - k0 : tk;
-        for (int ch = 0; ch < n; ++ch, to += kn)
-          put(to,
-              p.weights.data() +
-                  (c + static_cast<std::size_t>(ch)) * static_cast<std::size_t>(wpc) +
-                  static_cast<std::size_t>(k0),
-              static_cast<std::size_t>(kn));
-      }
-    } else {
-      put(block, p.weights.data() + c * static_cast<std::size_t>(wpc),
-          un * static_cast<std::size_t>(wpc));
-    }
-    std::uint8_t* params = block + static_cast<std::ptrdiff_t>(n) * wpc;
-    const kl_offsets k = kl_layout(l, n);
-    if (k.bias >= 0) put(params + k.bias, p.bias.data() + c, 4 * un);
-    if (k.kappa >= 0) put(params + k.kappa, p.kappa.data() + c, 4 * un);
-    if (k.lambda >= 0) put(params + k.lambda, p.lambda.data() + c, 4 * un);
+    pack_weight_block(l, n, channel_slice(l, p, c0, n), dst + static_cast<std::ptrdiff_t>(c0) * dpc,
+                      tk);
   }
 }
 

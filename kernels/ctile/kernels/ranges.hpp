@@ -122,10 +122,20 @@ constexpr t_range t_range_of(const layer& l, const layer_params& p) {
   return all;
 }
 
+/// Whether a layer's output is requantized (else its output is raw).
+constexpr bool requantizes(const layer& l) {
+  return l.requantize && l.kind != op::maxpool && l.kind != op::input;
+}
+
+/// The requantization plan of a layer whose t stays in `t` (raw output when the layer does not
+/// requantize), for callers that gather t's range themselves (e.g. channel block by block).
+constexpr requant_plan plan_for_range(const layer& l, const t_range& t) {
+  return requantizes(l) ? plan_requant(l.quant, t) : raw_output();
+}
+
 /// The requantization plan of a layer (raw output when the layer does not requantize).
 constexpr requant_plan plan_for(const layer& l, const layer_params& p = {}) {
-  if (!l.requantize || l.kind == op::maxpool || l.kind == op::input) return raw_output();
-  return plan_requant(l.quant, t_range_of(l, p));
+  return requantizes(l) ? plan_requant(l.quant, t_range_of(l, p)) : raw_output();
 }
 
 }  // namespace ctile::kernels

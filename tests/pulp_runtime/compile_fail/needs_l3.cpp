@@ -1,5 +1,6 @@
-// A network whose plan streams through L3 (an L2 of 24 KiB) cannot run on pulp-runtime, which
-// has no HyperRAM driver: the HAL's check refuses the plan at compile time, naming its L3 bytes.
+// A network whose plan streams through L3 (an L2 of 24 KiB) cannot run with the HAL's
+// pulp_runtime_no_l3: the check refuses the plan at compile time, naming its L3 bytes and the
+// HyperRAM driver to use instead.
 #include <ctile/ctile.hpp>
 #include <ctile/hal/pulp_runtime.hpp>
 #include <ctile/platform/gap8.hpp>
