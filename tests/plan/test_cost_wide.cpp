@@ -115,6 +115,23 @@ TEST(CostWide, DepthwiseLinearPoolsAndAdd) {
   EXPECT_EQ(cost::core_cycles(S, 2, 6, 4), 48 * cost::wide_add_per_element + cost::kernel_call);
 }
 
+TEST(CostWide, LinearWithItsReductionCut) {
+  // 64 u16 inputs, 8 outputs with bias, cut in 2 K tiles of 32: one core's output per tile
+  // (8 channels on 8 cores), whose wide compute outlasts every transfer of the tile.
+  const tiling_problem P =
+      make_problem(after(true, {1, 1, 64}, linear(8).with_bias().requantized(5, 4096)), gap8);
+  ASSERT_TRUE(linear_x_whole(P, 32));  // the input is loaded whole, once
+  ASSERT_EQ(linear_y_group(P, 8, 32), 1);
+  const std::int64_t first =
+      32 * cost::wide_linear_per_mac + cost::wide_linear_partial_per_output + cost::kernel_call;
+  const std::int64_t last = 32 * cost::wide_linear_per_mac + cost::wide_linear_partial_per_output +
+                            cost::wide_linear_per_output + cost::kernel_call;
+  // Prologue: the whole input (128 bytes), the first weights (8 x 32 bytes, one command), the
+  // output (8 bytes); then the two tiles' compute and their loop overhead.
+  EXPECT_EQ(cost::linear_tiled_cycles(P, 8, 32),
+            dma(128, 1) + dma(256, 1) + dma(8, 1) + 2 * P.tile_overhead + first + last);
+}
+
 TEST(CostWide, TransfersCountElementBytes) {
   const tiling_problem P =
       make_problem(after(true, {6, 6, 4}, conv2d(8, 3).bn().requantized(1, 1 << 14)), gap8);
