@@ -58,10 +58,11 @@ using wide_linear_tile =
 using wide_avgpool_tile =
     network<input(8, 8, 16), wide_sum, avgpool(2).requantized(1, 4).unclipped()>;
 using wide_add_tile = network<input(8, 8, 16), wide_sum>;
+using wide_maxpool_tile = network<input(8, 8, 16), wide_sum, maxpool(2)>;
 }  // namespace detail
 
 /// The model's cycles for each cycle program's tile.
-constexpr std::array<kernel_tile, 15> model_kernel_tiles() {
+constexpr std::array<kernel_tile, 16> model_kernel_tiles() {
   using namespace detail;
   return {tile_of<conv3x3_tile>("conv3x3", 24, 4, 32),
           tile_of<pointwise_tile>("pointwise", 24, 4, 32),
@@ -77,7 +78,8 @@ constexpr std::array<kernel_tile, 15> model_kernel_tiles() {
           tile_of<wide_depthwise_tile>("wide_depthwise3x3", 8, 4, 16),
           tile_of<wide_linear_tile>("wide_linear", 1, 1, 16),
           tile_of<wide_avgpool_tile>("wide_avgpool2x2", 4, 4, 16),
-          tile_of<wide_add_tile>("wide_add", 8, 8, 16)};
+          tile_of<wide_add_tile>("wide_add", 8, 8, 16),
+          tile_of<wide_maxpool_tile>("wide_maxpool2x2", 4, 4, 16)};
 }
 
 }  // namespace ctile::bench

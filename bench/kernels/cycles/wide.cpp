@@ -5,7 +5,8 @@
 //   2 depthwise 3x3: output 8 x 4 x 16 (HWC), u16 input CHW 16 x 10 x 6, bias, 3 / 1000;
 //   3 linear: 512 u16 inputs, 16 outputs, bias, requant 5 / 4096;
 //   4 average pool 2x2/2: u16 input 8 x 8 x 16, u16 output (1 / 4, unclipped);
-//   5 add: two u8 inputs 8 x 8 x 16, u16 output (the unclipped residual sum).
+//   5 add: two u8 inputs 8 x 8 x 16, u16 output (the unclipped residual sum);
+//   6 max pool 2x2/2: u16 input 8 x 8 x 16, u16 output.
 // These are the operand widths of the wide layers of the residual DORY networks: a sum wider
 // than 8 bits is written as u16 by its add (or pool) and read as u16 by its consumers. The
 // 8-bit run reads the low byte of each input and writes u8 (the same geometry and constants).
@@ -49,10 +50,10 @@ constexpr int N_IN = N, N_OUT = CO;
 constexpr std::uint64_t kMacs = std::uint64_t{N} * CO;
 constexpr int kWeights = N * CO;
 constexpr bool kWideOut = false;
-#elif BENCH_KERNEL == 4
+#elif BENCH_KERNEL == 4 || BENCH_KERNEL == 6
 constexpr int H = 8, W = 8, C = 16, OH = 4, OW = 4;
-constexpr const char* kTile = "avgpool2x2";
-constexpr kernel_kind kKind = kernel_kind::avgpool;
+constexpr const char* kTile = BENCH_KERNEL == 4 ? "avgpool2x2" : "maxpool2x2";
+constexpr kernel_kind kKind = BENCH_KERNEL == 4 ? kernel_kind::avgpool : kernel_kind::maxpool;
 constexpr int N_IN = H * W * C, N_OUT = OH * OW * C;
 constexpr std::uint64_t kMacs = std::uint64_t{N_OUT} * 4;
 constexpr int kWeights = 1;
@@ -120,14 +121,18 @@ void reference(const std::int32_t* x, const std::int32_t* x2, const requant& q) 
     want[c] = apply(q, acc);
   }
   (void)x2;
-#elif BENCH_KERNEL == 4
+#elif BENCH_KERNEL == 4 || BENCH_KERNEL == 6
   for (int oy = 0; oy < OH; ++oy)
     for (int ox = 0; ox < OW; ++ox)
       for (int c = 0; c < C; ++c) {
-        std::int64_t s = 0;
+        std::int64_t s = 0, m = 0;
         for (int ky = 0; ky < 2; ++ky)
-          for (int kx = 0; kx < 2; ++kx) s += x[((2 * oy + ky) * W + 2 * ox + kx) * C + c];
-        want[(oy * OW + ox) * C + c] = apply(q, s);
+          for (int kx = 0; kx < 2; ++kx) {
+            const std::int32_t v = x[((2 * oy + ky) * W + 2 * ox + kx) * C + c];
+            s += v, m = v > m ? v : m;
+          }
+        want[(oy * OW + ox) * C + c] =
+            BENCH_KERNEL == 4 ? apply(q, s) : static_cast<std::int32_t>(m);
       }
   (void)x2;
 #else
@@ -209,7 +214,7 @@ int main() {
   r = {-(1 << 28), 1 << 28};
   const t_range r8 = range_of(w, CO, N, bias, nullptr, nullptr);
   constexpr kernel_variant v8{static_cast<int>(kKind), 1, 0, 0, 0, 0};
-#elif BENCH_KERNEL == 4
+#elif BENCH_KERNEL == 4 || BENCH_KERNEL == 6
   a.h_in = H, a.w_in = W, a.c_in = C;
   a.h_out = OH, a.w_out = OW, a.c_out = C;
   a.kh = a.kw = a.sh = a.sw = 2;

@@ -20,6 +20,8 @@ wide run's cycles, less the model's per-call kernel_call (30), over the tile's o
   depthwise:       cycles = outputs x (9 x dw_per_tap + dw_per_output);
   linear:          cycles = macs x linear_per_mac + outputs x linear_per_output;
   average pool:    cycles = outputs x (4 x pool_per_tap + avgpool_per_output);
+  max pool:        cycles = outputs x (4 x pool_per_tap + maxpool_per_output), the tap loop
+                   measured on the average pool (one function runs both);
   add:             cycles = elements x add_per_element.
 
 --check HEADER compares them with the header's: each within 10% (or 2 cycles), else FAIL.
@@ -41,6 +43,7 @@ TILES = {
     "linear": (16, 1),
     "avgpool2x2": (4 * 4 * 16, 4),
     "add": (8 * 8 * 16, 1),
+    "maxpool2x2": (4 * 4 * 16, 4),
 }
 WIDE_NS = "_ZN5ctile7kernels4wide"
 LINE = re.compile(r"^kernel=(\w+) macs=(\d+) cycles=(\d+) instret=(\d+) ok=(\d)$")
@@ -115,6 +118,8 @@ def measure(elfs):
     o, t = TILES["avgpool2x2"]
     c["wide_pool_per_tap"] = loop_cycles(runs["avgpool2x2"][1], o * t)
     c["wide_avgpool_per_output"] = cyc("avgpool2x2") / o - t * c["wide_pool_per_tap"]
+    o, t = TILES["maxpool2x2"]
+    c["wide_maxpool_per_output"] = cyc("maxpool2x2") / o - t * c["wide_pool_per_tap"]
     o, _ = TILES["add"]
     c["wide_add_per_element"] = cyc("add") / o
     return runs, c

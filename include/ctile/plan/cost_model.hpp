@@ -118,8 +118,9 @@ inline constexpr int wide_pool_per_tap = 18;
 /// [fit:cycles_wide_avgpool] average pool, per output: requantization (64-bit division) and
 /// the 16-bit store.
 inline constexpr int wide_avgpool_per_output = 401;
-/// [estimate] max pool, per output: the store (no requantization), the loop.
-inline constexpr int wide_maxpool_per_output = 30;
+/// [fit:cycles_wide_maxpool] max pool, per output: the window's bounds and loop set-up, the
+/// 16-bit store (no requantization).
+inline constexpr int wide_maxpool_per_output = 136;
 /// [fit:cycles_wide_add] residual add, per element: two loads, two 64-bit rescales, the
 /// requantization (64-bit division), the 16-bit store.
 inline constexpr int wide_add_per_element = 396;
