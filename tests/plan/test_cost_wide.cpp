@@ -10,6 +10,7 @@
 #include <ctile/ctile.hpp>
 #include <ctile/plan/search.hpp>
 #include <ctile/platform/gap8.hpp>
+#include <string>
 #include <vector>
 
 namespace {
@@ -173,6 +174,44 @@ TEST(CostWide, ThePlanChargesTheWideKernel) {
   ASSERT_TRUE(pn.fits);
   EXPECT_GE(pw.cycles, 10 * 10 * 16 * q / 8);
   EXPECT_GT(pw.cycles, 20 * pn.cycles);
+}
+
+TEST(CostWide, TheSearchFindsTheModelsMinimumForWideLayers) {
+  // The search prunes with lower bounds; for wide layers (all cost per output) it must still
+  // return the minimum of the model over every tiling that fits and every split.
+  const layer ls[] = {
+      after(true, {10, 9, 12}, conv2d(10, 3).bn().requantized(1, 1 << 14)),
+      after(true, {9, 8, 16}, pointwise(12).bn().requantized(1, 1 << 12)),
+      after(true, {10, 9, 12}, depthwise(3).with_bias().requantized(3, 1000)),
+      after(true, {8, 8, 12}, avgpool(2).requantized(1, 4)),
+      after(false, {9, 7, 12}, add(0, 0).requantized(1, 1).unclipped()),
+  };
+  int compared = 0;
+  for (const layer& l : ls) {
+    for (int budget : {27300 + 900, 27300 + 1800, 27300 + 4000, 64000}) {
+      const platform p = gap8.with_l1(budget);
+      const tiling_problem P = make_problem(l, p);
+      SCOPED_TRACE(std::to_string(static_cast<int>(l.kind)) + " budget " + std::to_string(budget));
+      const layer_plan got = plan_layer(l, p);
+      if (!got.fits || got.cores != p.cores) continue;  // fewer cores: not enumerated here
+      const cost::split_list splits = cost::splits_for(P);
+      std::int64_t best = -1;
+      for (int tc = 1; tc <= l.out.c; ++tc)
+        for (int th = 1; th <= l.out.h; ++th)
+          for (int tw = 1; tw <= l.out.w; ++tw) {
+            if (l.kind == op::depthwise && tw != l.out.w) continue;
+            if (l1_bytes_for(P, tc, th, tw) > P.l1_budget) continue;
+            for (int i = 0; i < splits.n; ++i) {
+              const std::int64_t c = cost::layer_cycles(P, tc, th, tw, splits.item[i]);
+              if (best < 0 || c < best) best = c;
+            }
+          }
+      ASSERT_GE(best, 0);
+      EXPECT_EQ(got.l1_cycles, best);
+      ++compared;
+    }
+  }
+  EXPECT_GE(compared, 16);
 }
 
 }  // namespace
