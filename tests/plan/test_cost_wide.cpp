@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <ctile/ctile.hpp>
+#include <ctile/plan/network_plan.hpp>
 #include <ctile/plan/search.hpp>
 #include <ctile/platform/gap8.hpp>
 #include <string>
@@ -174,6 +175,21 @@ TEST(CostWide, ThePlanChargesTheWideKernel) {
   ASSERT_TRUE(pn.fits);
   EXPECT_GE(pw.cycles, 10 * 10 * 16 * q / 8);
   EXPECT_GT(pw.cycles, 20 * pn.cycles);
+}
+
+TEST(CostWide, TheResidencyEstimateCountsSixteenBitRows) {
+  // A conv reading a 16-bit sum (16 x 16 x 8, 2 bytes each) that its producer streams through
+  // L3, on an L2 too small for the whole tensors: the estimate takes two stripes of 3 input rows
+  // (16 x 8 x 2 = 256 bytes a row) and two output rows (16 x 8 x 1 = 128 bytes a row).
+  std::vector<layer> ls{input(16, 16, 8), conv2d(8, 3).same().with_bias().requantized(1, 64),
+                        add(1, 1).requantized(1, 1).unclipped(),
+                        conv2d(8, 3).same().requantized(1, 512)};
+  ASSERT_TRUE(infer(ls).ok());
+  ASSERT_EQ(ls[3].input_bytes_per_element(), 2);
+  const platform p = gap8.with_code_reserve(0).with_l2(4096);
+  const int last[] = {1, 2, 3, 4};
+  const plan_detail::step_bytes b = plan_detail::step_bytes_of(ls, p, 3, last);
+  EXPECT_EQ(b.activations, 2 * 3 * 256 + 2 * 128);
 }
 
 TEST(CostWide, TheSearchFindsTheModelsMinimumForWideLayers) {
