@@ -15,6 +15,8 @@ using namespace ctile;
 using namespace ctile::kernels;
 
 constexpr int H = 5, W = 6, C = 7, CI = 4, CORES = 8;
+/// The variant of a loop nest whose tiles have a 16-bit operand (only the wide kernels).
+constexpr kernel_variant kWide{-1, -1, -1, -1, -1, 1};
 
 struct tile {
   std::vector<std::uint8_t> in, in2;
@@ -96,7 +98,7 @@ TEST(WideKernels, EachCoreWritesItsPartOfTheTile) {
     std::vector<std::uint16_t> whole(static_cast<std::size_t>(n), 0);
     t.a.out = whole.data();
     t.a.cores = 1, t.a.core = 0;
-    run(k, t.a, 0);
+    run_as<kWide>(k, t.a, 0);
     for (core_split s : splits) {
       const std::string what = std::to_string(static_cast<int>(k)) + " split " +
                                std::to_string(static_cast<int>(s.kind)) + " " +
@@ -109,9 +111,9 @@ TEST(WideKernels, EachCoreWritesItsPartOfTheTile) {
         std::vector<std::uint16_t> a0(static_cast<std::size_t>(n), 0x0000);
         std::vector<std::uint16_t> a1(static_cast<std::size_t>(n), 0xffff);
         t.a.out = a0.data();
-        run(k, t.a, i);
+        run_as<kWide>(k, t.a, i);
         t.a.out = a1.data();
-        run(k, t.a, i);
+        run_as<kWide>(k, t.a, i);
         for (int y = 0; y < oh; ++y)
           for (int x = 0; x < ow; ++x)
             for (int c = 0; c < C; ++c) {
