@@ -44,10 +44,25 @@ using linear_tile = network<input(1, 1, 1024), linear(32).with_bias().requantize
 using maxpool_tile = network<input(24, 8, 32), maxpool(2)>;
 using avgpool_tile = network<input(24, 8, 32), avgpool(2).requantized(1, 2)>;
 using add_tile = network<input(24, 8, 32), add(0, 0)>;
+// The wide programs' tiles (wide.cpp): the layer reads (or, the add, writes) a 16-bit tensor,
+// here the unclipped sum of the input with itself (0..510).
+inline constexpr layer wide_sum = add(0, 0).requantized(1, 1).unclipped();
+using wide_conv3x3_tile =
+    network<input(10, 6, 16), wide_sum, conv2d(16, 3).bn().requantized(1, 1 << 14)>;
+using wide_pointwise_tile =
+    network<input(8, 4, 32), wide_sum, pointwise(16).bn().requantized(1, 1 << 13)>;
+using wide_depthwise_tile =
+    network<input(10, 6, 16), wide_sum, depthwise(3).with_bias().requantized(3, 1000)>;
+using wide_linear_tile =
+    network<input(1, 1, 512), wide_sum, linear(16).with_bias().requantized(5, 4096)>;
+using wide_avgpool_tile =
+    network<input(8, 8, 16), wide_sum, avgpool(2).requantized(1, 4).unclipped()>;
+using wide_add_tile = network<input(8, 8, 16), wide_sum>;
+using wide_maxpool_tile = network<input(8, 8, 16), wide_sum, maxpool(2)>;
 }  // namespace detail
 
 /// The model's cycles for each cycle program's tile.
-constexpr std::array<kernel_tile, 9> model_kernel_tiles() {
+constexpr std::array<kernel_tile, 16> model_kernel_tiles() {
   using namespace detail;
   return {tile_of<conv3x3_tile>("conv3x3", 24, 4, 32),
           tile_of<pointwise_tile>("pointwise", 24, 4, 32),
@@ -57,7 +72,14 @@ constexpr std::array<kernel_tile, 9> model_kernel_tiles() {
           tile_of<linear_tile>("linear", 1, 1, 32),
           tile_of<maxpool_tile>("maxpool2x2", 12, 4, 32),
           tile_of<avgpool_tile>("avgpool2x2", 12, 4, 32),
-          tile_of<add_tile>("add", 24, 8, 32)};
+          tile_of<add_tile>("add", 24, 8, 32),
+          tile_of<wide_conv3x3_tile>("wide_conv3x3", 8, 4, 16),
+          tile_of<wide_pointwise_tile>("wide_pointwise", 8, 4, 16),
+          tile_of<wide_depthwise_tile>("wide_depthwise3x3", 8, 4, 16),
+          tile_of<wide_linear_tile>("wide_linear", 1, 1, 16),
+          tile_of<wide_avgpool_tile>("wide_avgpool2x2", 4, 4, 16),
+          tile_of<wide_add_tile>("wide_add", 8, 8, 16),
+          tile_of<wide_maxpool_tile>("wide_maxpool2x2", 4, 4, 16)};
 }
 
 }  // namespace ctile::bench

@@ -65,7 +65,8 @@ OBJ="$BUILD/obj"
 
 STATUS=0
 for k in conv3x3 pointwise pointwise_c64 pointwise_c256 depthwise3x3 depthwise3x3_shift linear maxpool \
-  avgpool add; do
+  avgpool add wide_conv3x3 wide_pointwise wide_depthwise3x3 wide_linear wide_avgpool wide_add \
+  wide_maxpool; do
   if ! "$OBJ/Vtb" "$BUILD/cycles-corev/cycles_$k.elf" 100000000; then
     STATUS=1
   fi

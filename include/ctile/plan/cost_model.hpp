@@ -80,6 +80,57 @@ inline constexpr int avgpool_per_output = 48;  ///< [fit:cycles_avgpool] floor(s
 inline constexpr int add_per_element = 44;  ///< [fit:cycles_add] 2 loads, 2 rescales, clip, store
 inline constexpr int kernel_call = 30;      ///< [estimate] per core: call, core id, bounds
 
+// ---- Kernels of tiles with a 16-bit operand (kernels/ctile/kernels/wide.hpp).
+//
+// A layer that reads or writes a 16-bit tensor (tiling_problem::in_bpe or out_bpe 2) runs the
+// portable wide kernels on every core of its split: plain loops with 64-bit accumulators, an
+// element load that assembles each 16-bit value from two bytes, and an exact requantization
+// floor(t * m / d) through libgcc's 64-bit division, per output. Their cost replaces the 8-bit
+// kernel terms (wide_terms_for). [loop]: the inner loop of the CORE-V (clang-19, -O3) build in
+// the freestanding programs bench/kernels/cycles/cycles_wide_*, cycles per iteration on the
+// instruction-set simulator (`corev_iss.py --profile`); [fit:PROGRAM]: the rest of that
+// program's simulated cycles spread over its outputs (bench/README.md, "The cost of 16-bit
+// tensors"). Simulated, not measured on silicon; tests/bench re-measures them (10%).
+/// [loop] conv and pointwise, per MAC: two byte loads of the u16 element, a weight load,
+/// mul + mulh (5 cycles), a 64-bit add (4), pointer and counter, the taken branch.
+inline constexpr int wide_conv_per_mac = 20;
+/// [fit:cycles_wide_conv3x3, cycles_wide_pointwise] per kernel tap of an output: the row and
+/// column bounds checks and the inner loop's set-up (the two programs give the per-tap and
+/// per-output terms exactly: 9 taps and 1 tap).
+inline constexpr int wide_conv_per_tap = 20;
+/// [fit:cycles_wide_conv3x3, cycles_wide_pointwise] per output: batch-norm in 64 bits, the
+/// 64-bit division of the exact requantization (__divdi3), clamp, store.
+inline constexpr int wide_conv_per_output = 434;
+/// [loop] depthwise, per tap of an output: the bounds checks, the CHW element load, the
+/// 64-bit multiply-accumulate.
+inline constexpr int wide_dw_per_tap = 25;
+/// [fit:cycles_wide_depthwise3x3] per output: bias, requantization (64-bit division), store.
+inline constexpr int wide_dw_per_output = 423;
+/// [loop] linear, per MAC (the 64-bit multiply-accumulate over the flattened input).
+inline constexpr int wide_linear_per_mac = 22;
+/// [fit:cycles_wide_linear] per output: bias, requantization (64-bit division), store.
+inline constexpr int wide_linear_per_output = 341;
+/// [estimate] per output and K tile of a wide linear layer whose reduction is cut: the 64-bit
+/// partial sum assembled from 8 bytes and stored back as 8 bytes.
+inline constexpr int wide_linear_partial_per_output = 40;
+/// [loop] pools, per window tap: bounds checks, the element load, the sum and the max.
+inline constexpr int wide_pool_per_tap = 18;
+/// [fit:cycles_wide_avgpool] average pool, per output: requantization (64-bit division) and
+/// the 16-bit store.
+inline constexpr int wide_avgpool_per_output = 401;
+/// [fit:cycles_wide_maxpool] max pool, per output: the window's bounds and loop set-up, the
+/// 16-bit store (no requantization).
+inline constexpr int wide_maxpool_per_output = 136;
+/// [fit:cycles_wide_add] residual add, per element: two loads, two 64-bit rescales, the
+/// requantization (64-bit division), the 16-bit store.
+inline constexpr int wide_add_per_element = 396;
+
+/// Whether a layer's tiles run the wide kernels: a 16-bit input or output (4 bytes is a raw
+/// int32 output of an 8-bit linear layer, which runs the 8-bit kernel).
+constexpr bool wide_operands(const tiling_problem& P) {
+  return P.in_bpe > 1 || P.out_bpe == 2;
+}
+
 // ---- Core 0's cycles outside the kernels: the loop nests, per tile and per layer.
 //
 // What a tile and a layer cost outside the kernels on a cluster is mostly instruction fetch
@@ -238,9 +289,40 @@ struct core_coefs {
   std::int64_t stripe = 0;  ///< per input pixel (depthwise re-layout)
 };
 
+/// The kernel terms of a layer whose tiles run the wide kernels: all per output (the wide
+/// kernels compute one output at a time, any split), q per output of a core's block.
+constexpr kernel_terms wide_terms_for(const tiling_problem& P) {
+  kernel_terms k;
+  const std::int64_t taps = std::int64_t{P.kernel.h} * P.kernel.w;
+  switch (P.kind) {
+    case op::conv:
+      k.q = taps * P.Cin * wide_conv_per_mac + taps * wide_conv_per_tap + wide_conv_per_output;
+      break;
+    case op::depthwise:
+      k.q = taps * wide_dw_per_tap + wide_dw_per_output;
+      break;
+    case op::linear:
+      k.q = std::int64_t{P.Hin} * P.Win * P.Cin * wide_linear_per_mac + wide_linear_per_output;
+      break;
+    case op::maxpool:
+      k.q = taps * wide_pool_per_tap + wide_maxpool_per_output;
+      break;
+    case op::avgpool:
+      k.q = taps * wide_pool_per_tap + wide_avgpool_per_output;
+      break;
+    case op::add:
+      k.q = wide_add_per_element;
+      break;
+    default:
+      break;
+  }
+  return k;
+}
+
 /// The kernel terms of a layer (see kernel_terms): the constants above, per kind.
 constexpr kernel_terms terms_for(const tiling_problem& P) {
   using plan_detail::ceil_div;
+  if (wide_operands(P)) return wide_terms_for(P);
   kernel_terms k;
   switch (P.kind) {
     case op::conv: {
@@ -337,6 +419,8 @@ constexpr std::int64_t core_cycles(const tiling_problem& P, int r, int w, int c)
 constexpr std::int64_t compute_lower_bound(const tiling_problem& P) {
   using plan_detail::ceil_div;
   const std::int64_t outs = std::int64_t{P.H} * P.W * P.C;
+  // The wide kernels: every output costs its q (wide_terms_for).
+  if (wide_operands(P)) return outs * P.terms.q / P.cores;
   std::int64_t t = 0;
   switch (P.kind) {
     case op::conv: {
@@ -487,7 +571,7 @@ constexpr std::int64_t weight_dma(const tiling_problem& P, int tc) {
 /// Cycles of the input transfer of an output tile th x tw x tc.
 constexpr std::int64_t input_dma(const tiling_problem& P, int th, int tw, int tc) {
   if (P.linear) {
-    const std::int64_t b = std::int64_t{P.Hin} * P.Win * P.Cin;
+    const std::int64_t b = std::int64_t{P.Hin} * P.Win * P.Cin * P.in_bpe;
     return ((b + P.dma_limit - 1) / P.dma_limit) * P.dma_latency +
            (b * 1000 + P.dma_bytes_per_kcycle - 1) / P.dma_bytes_per_kcycle;
   }
@@ -496,8 +580,10 @@ constexpr std::int64_t input_dma(const tiling_problem& P, int th, int tw, int tc
   int iw = (tw - 1) * P.stride.w + P.window.w;
   if (iw > P.Win) iw = P.Win;
   const int ic = P.channels_follow_input ? tc : P.Cin;
-  const std::int64_t b = std::int64_t{ih} * iw * ic * P.inputs;
-  return P.inputs * activation_cmds(P, ih, iw, ic, P.Win, P.Cin) * P.dma_latency +
+  // Bytes at the input's element width (an add's two inputs both counted at the wider one's).
+  const std::int64_t b = std::int64_t{ih} * iw * ic * P.inputs * P.in_bpe;
+  return P.inputs * activation_cmds(P, ih, iw * P.in_bpe, ic, P.Win * P.in_bpe, P.Cin) *
+             P.dma_latency +
          (b * 1000 + P.dma_bytes_per_kcycle - 1) / P.dma_bytes_per_kcycle;
 }
 
@@ -612,13 +698,14 @@ constexpr void traffic_bound(const tiling_problem& P, int tc, int th, bound_part
   const std::int64_t bw = P.dma_bytes_per_kcycle;
   std::int64_t in_b = 0;
   if (P.linear) {
-    in_b = std::int64_t{P.Hin} * P.Win * P.Cin;
+    in_b = std::int64_t{P.Hin} * P.Win * P.Cin * P.in_bpe;
   } else {
     int rows = th > 0 ? (th - 1) * P.stride.h + P.window.h : P.window.h;
     if (rows > P.Hin) rows = P.Hin;
     int cols = P.whole_rows ? P.Win : P.window.w;
     if (cols > P.Win) cols = P.Win;
-    in_b = std::int64_t{rows} * cols * (P.channels_follow_input ? c_first : P.Cin) * P.inputs;
+    in_b = std::int64_t{rows} * cols * (P.channels_follow_input ? c_first : P.Cin) * P.inputs *
+           P.in_bpe;
   }
   const int last_rows = th > 0 ? P.H - ((P.H + th - 1) / th - 1) * th : 1;
   const std::int64_t out_b = std::int64_t{last_rows} * (P.whole_rows ? P.W : 1) * lc * P.out_bpe;
@@ -794,7 +881,10 @@ constexpr std::int64_t linear_tiled_cycles(const tiling_problem& P, int tc, int 
   const int nc = ceil_div(P.C, tc), lc = P.C - (nc - 1) * tc;
   const int nk = ceil_div(K, tk), lk = K - (nk - 1) * tk;
   const int line_lim = P.dma_limit < P.dma_line_max ? P.dma_limit : P.dma_line_max;
-  const auto x_dma = [&](int k) { return dma_cycles(P, k, ceil_div(k, P.dma_limit)); };
+  const auto x_dma = [&](int k) {
+    const std::int64_t b = std::int64_t{k} * P.in_bpe;
+    return dma_cycles(P, b, ceil_div64(b, P.dma_limit));
+  };
   const auto w_dma = [&](int c, int k) {
     const std::int64_t b = std::int64_t{c} * k;
     return dma_cycles(
@@ -805,6 +895,10 @@ constexpr std::int64_t linear_tiled_cycles(const tiling_problem& P, int tc, int 
   };
   const auto comp = [&](int c, int k, bool last) {
     const std::int64_t cc = ceil_div(c, P.cores);
+    if (wide_operands(P))
+      return cc * (std::int64_t{k} * wide_linear_per_mac + wide_linear_partial_per_output +
+                   (last ? wide_linear_per_output : 0)) +
+             kernel_call;
     return ceil_div64(cc, 4) *
                (std::int64_t{ceil_div(k, 4)} * matmul_4x1_per_k4 + matmul_block_setup) +
            cc * (linear_partial_per_output + (last ? linear_per_output : 0)) + kernel_call;

@@ -919,10 +919,12 @@ constexpr step_bytes step_bytes_of(std::span<const layer> ls, const platform& p,
   int in_l3 = 0;
   for (int k = 0; k < l.inputs(); ++k)
     if (streams_out(ls[static_cast<std::size_t>(l.src[k])])) ++in_l3;
-  const std::int64_t in_row = std::int64_t{l.in.w} * l.in.c * in_l3;
-  const std::int64_t x = in_l3 > 0 ? 2 * align4l(band_input_rows(l, 1) * in_row) +
-                                         align4l(l.in.elements()) * (l.inputs() - in_l3)
-                                   : align4l(input_bytes(l));
+  // Rows and tensors at their element width (16-bit tensors: 2 bytes), as lower_bounds counts.
+  const std::int64_t in_row = input_row_bytes(l) * in_l3;
+  const std::int64_t x =
+      in_l3 > 0 ? 2 * align4l(band_input_rows(l, 1) * in_row) +
+                      align4l(l.in.elements() * l.input_bytes_max()) * (l.inputs() - in_l3)
+                : align4l(input_bytes(l));
   const std::int64_t y = streams_out(l) ? 2 * align4l(row_y) : align4l(row_y * l.out.h);
   r.activations = x + y + live_thin;
   const std::int64_t stripes = l.out.c > 0 ? 2 * align4l(W / l.out.c) : 0;
