@@ -85,45 +85,46 @@ inline constexpr int kernel_call = 30;      ///< [estimate] per core: call, core
 // A layer that reads or writes a 16-bit tensor (tiling_problem::in_bpe or out_bpe 2) runs the
 // portable wide kernels on every core of its split: plain loops with 64-bit accumulators, an
 // element load that assembles each 16-bit value from two bytes, and an exact requantization
-// floor(t * m / d) through libgcc's 64-bit division, per output. Their cost replaces the 8-bit
+// floor(t * m / d) by a shift when d is a power of two, else through libgcc's 64-bit division, per
+// output; products summed in 32 bits by blocks of 256 (wide::dot). Their cost replaces the 8-bit
 // kernel terms (wide_terms_for). [loop]: the inner loop of the CORE-V (clang-19, -O3) build in
 // the freestanding programs bench/kernels/cycles/cycles_wide_*, cycles per iteration on the
 // instruction-set simulator (`corev_iss.py --profile`); [fit:PROGRAM]: the rest of that
 // program's simulated cycles spread over its outputs (bench/README.md, "The cost of 16-bit
 // tensors"). Simulated, not measured on silicon; tests/bench re-measures them (10%).
-/// [loop] conv and pointwise, per MAC: two byte loads of the u16 element, a weight load,
-/// mul + mulh (5 cycles), a 64-bit add (4), pointer and counter, the taken branch.
-inline constexpr int wide_conv_per_mac = 20;
+/// [loop] conv and pointwise, per MAC: two byte loads of the u16 element, a weight load, mul,
+/// the 32-bit add, pointers and counter, the taken branch.
+inline constexpr int wide_conv_per_mac = 11;
 /// [fit:cycles_wide_conv3x3, cycles_wide_pointwise] per kernel tap of an output: the row and
 /// column bounds checks and the inner loop's set-up (the two programs give the per-tap and
-/// per-output terms exactly: 9 taps and 1 tap).
-inline constexpr int wide_conv_per_tap = 20;
+/// per-output terms exactly: 9 taps and 1 tap), with the call into the block sum.
+inline constexpr int wide_conv_per_tap = 43;
 /// [fit:cycles_wide_conv3x3, cycles_wide_pointwise] per output: batch-norm in 64 bits, the
-/// 64-bit division of the exact requantization (__divdi3), clamp, store.
-inline constexpr int wide_conv_per_output = 434;
+/// requantization's 64-bit product and shift, clamp, store.
+inline constexpr int wide_conv_per_output = 203;
 /// [loop] depthwise, per tap of an output: the bounds checks, the CHW element load, the
 /// 64-bit multiply-accumulate.
 inline constexpr int wide_dw_per_tap = 25;
-/// [fit:cycles_wide_depthwise3x3] per output: bias, requantization (64-bit division), store.
-inline constexpr int wide_dw_per_output = 423;
-/// [loop] linear, per MAC (the 64-bit multiply-accumulate over the flattened input).
-inline constexpr int wide_linear_per_mac = 22;
-/// [fit:cycles_wide_linear] per output: bias, requantization (64-bit division), store.
-inline constexpr int wide_linear_per_output = 341;
+/// [fit:cycles_wide_depthwise3x3] per output: bias, requantization, store.
+inline constexpr int wide_dw_per_output = 430;
+/// [loop] linear, per MAC (the block sum over the flattened input, as conv's).
+inline constexpr int wide_linear_per_mac = 11;
+/// [fit:cycles_wide_linear] per output: bias, requantization (64-bit product and shift), store.
+inline constexpr int wide_linear_per_output = 165;
 /// [estimate] per output and K tile of a wide linear layer whose reduction is cut: the 64-bit
 /// partial sum assembled from 8 bytes and stored back as 8 bytes.
 inline constexpr int wide_linear_partial_per_output = 40;
 /// [loop] pools, per window tap: bounds checks, the element load, the sum and the max.
 inline constexpr int wide_pool_per_tap = 18;
-/// [fit:cycles_wide_avgpool] average pool, per output: requantization (64-bit division) and
-/// the 16-bit store.
-inline constexpr int wide_avgpool_per_output = 401;
+/// [fit:cycles_wide_avgpool] average pool, per output: requantization (64-bit product and
+/// shift) and the 16-bit store.
+inline constexpr int wide_avgpool_per_output = 196;
 /// [fit:cycles_wide_maxpool] max pool, per output: the window's bounds and loop set-up, the
 /// 16-bit store (no requantization).
 inline constexpr int wide_maxpool_per_output = 136;
 /// [fit:cycles_wide_add] residual add, per element: two loads, two 64-bit rescales, the
-/// requantization (64-bit division), the 16-bit store.
-inline constexpr int wide_add_per_element = 396;
+/// requantization (64-bit product and shift), the 16-bit store.
+inline constexpr int wide_add_per_element = 188;
 
 /// Whether a layer's tiles run the wide kernels: a 16-bit input or output (4 bytes is a raw
 /// int32 output of an 8-bit linear layer, which runs the 8-bit kernel).

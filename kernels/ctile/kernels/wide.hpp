@@ -7,6 +7,7 @@
 // kernels (and their SIMD paths) never see 16-bit data.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 
 #include "ctile/kernels/args.hpp"
@@ -31,10 +32,48 @@ inline void store(void* out, long i, int bytes, std::int32_t v) {
   for (int k = 0; k < bytes; ++k) o[bytes * i + k] = static_cast<std::uint8_t>(u >> (8 * k));
 }
 
-/// The requantization of t as the plan's constants define it (quant.hpp: exact, no shortcut).
+/// Element `i` from `bytes`-byte elements, the width and signedness fixed (the MAC loops).
+template <int Bytes, bool Sgn>
+inline std::int32_t element(const std::uint8_t* p, long i) {
+  if constexpr (Bytes == 2) {
+    const auto v = static_cast<std::uint16_t>(p[2 * i] | (p[2 * i + 1] << 8));
+    return Sgn ? std::int32_t{static_cast<std::int16_t>(v)} : std::int32_t{v};
+  } else {
+    return Sgn ? std::int32_t{static_cast<std::int8_t>(p[i])} : std::int32_t{p[i]};
+  }
+}
+
+/// The products of `n` consecutive elements from `p` and `n` int8 weights, summed exactly. A
+/// product of a 16-bit element and an int8 weight is at most 65,535 x 128 < 2^23 in magnitude,
+/// so 256 of them fit an int32: the sum runs in 32 bits by blocks of 256, carried in 64.
+template <int Bytes, bool Sgn>
+inline std::int64_t dot_as(const std::uint8_t* p, const std::int8_t* w, long n) {
+  std::int64_t acc = 0;
+  while (n > 0) {
+    const long m = n < 256 ? n : 256;
+    std::int32_t s = 0;
+    for (long i = 0; i < m; ++i) s += element<Bytes, Sgn>(p, i) * w[i];
+    acc += s;
+    p += m * Bytes, w += m, n -= m;
+  }
+  return acc;
+}
+inline std::int64_t dot(const std::uint8_t* p, long i0, const std::int8_t* w, long n, int bytes,
+                        bool sgn) {
+  if (bytes == 2)
+    return sgn ? dot_as<2, true>(p + 2 * i0, w, n) : dot_as<2, false>(p + 2 * i0, w, n);
+  return sgn ? dot_as<1, true>(p + i0, w, n) : dot_as<1, false>(p + i0, w, n);
+}
+
+/// The requantization of t as the plan's constants define it (quant.hpp: exact). floor(t m / d)
+/// is an arithmetic shift when d is a power of two (what the exports' Div nodes hold), else the
+/// 64-bit division.
 inline std::int32_t requant(const requant_plan& q, std::int64_t t) {
   if (q.mode == requant_mode::raw) return static_cast<std::int32_t>(t);
-  return static_cast<std::int32_t>(clamp64(floor_div(t * q.m, q.d), q.lo, q.hi));
+  const std::int64_t p = t * q.m;
+  const auto d = static_cast<std::uint64_t>(q.d);
+  const std::int64_t f = (d & (d - 1)) == 0 ? p >> std::countr_zero(d) : floor_div(p, q.d);
+  return static_cast<std::int32_t>(clamp64(f, q.lo, q.hi));
 }
 
 /// A weighted layer's accumulator of output channel `co` (of the tile) to its output value.
@@ -66,9 +105,7 @@ inline void conv(const tile_args& a, const box& b) {
             if (ix < 0 || ix >= a.w_in) continue;
             const long in0 = (static_cast<long>(iy) * a.w_in + ix) * a.c_in;
             const long w0 = ((static_cast<long>(co) * a.kh + ky) * a.kw + kx) * a.c_in;
-            for (int ci = 0; ci < a.c_in; ++ci)
-              acc +=
-                  std::int64_t{load(a.in, in0 + ci, a.in_bytes, a.in_signed)} * a.weights[w0 + ci];
+            acc += dot(a.in, in0, a.weights + w0, a.c_in, a.in_bytes, a.in_signed);
           }
         }
         const long at = a.out_chw ? static_cast<long>(co) * a.h_out * a.w_out +
@@ -115,8 +152,7 @@ inline void linear(const tile_args& a, const box& b) {
     if (carry_in)
       for (int i = 0; i < 8; ++i) carried |= std::uint64_t{partial[8 * co + i]} << (8 * i);
     std::int64_t acc = static_cast<std::int64_t>(carried);
-    for (long i = 0; i < k; ++i)
-      acc += std::int64_t{load(a.in, i, a.in_bytes, a.in_signed)} * a.weights[co * k + i];
+    acc += dot(a.in, 0, a.weights + co * k, k, a.in_bytes, a.in_signed);
     if (!done) {
       const auto u = static_cast<std::uint64_t>(acc);
       for (int i = 0; i < 8; ++i) partial[8 * co + i] = static_cast<std::uint8_t>(u >> (8 * i));
