@@ -5,6 +5,7 @@
 // outputs together equal one core's run of the whole tile.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <ctile/kernels/kernels.hpp>
 #include <string>
 #include <vector>
@@ -130,6 +131,47 @@ TEST(WideKernels, EachCoreWritesItsPartOfTheTile) {
       for (int e = 0; e < n; ++e) ASSERT_EQ(writers[static_cast<std::size_t>(e)], 1) << what;
     }
   }
+}
+
+// Long reductions of the largest products a wide tile can hold (u16 65,535 or s16 -32,768
+// times -128, and times 127): the sums leave 32 bits by far and must stay exact. A pointwise
+// tile requantizes them by a power of two into an int32 output; a linear tile of a cut
+// reduction carries them to the next K tile as 64-bit partial sums, compared byte by byte.
+TEST(WideKernels, LongReductionsOfExtremeProductsStayExact) {
+  for (const bool sgn : {false, true})
+    for (const int wv : {-128, 127})
+      for (const int n : {255, 256, 257, 1000, 3001}) {
+        const std::int64_t x = sgn ? -32768 : 65535;
+        const std::int64_t want = x * wv * n;
+        std::vector<std::uint8_t> in(2 * static_cast<std::size_t>(n));
+        for (std::size_t i = 0; i < in.size(); i += 2) {
+          in[i] = static_cast<std::uint8_t>(x & 0xff);
+          in[i + 1] = static_cast<std::uint8_t>((x >> 8) & 0xff);
+        }
+        const std::vector<std::int8_t> w(static_cast<std::size_t>(n), static_cast<std::int8_t>(wv));
+        const std::string what = std::string(sgn ? "s16" : "u16") + " x " + std::to_string(wv) +
+                                 ", " + std::to_string(n) + " terms";
+        // Pointwise, one pixel, one channel: floor(sum / 2^12) as int32.
+        tile_args a;
+        a.h_in = a.w_in = a.h_out = a.w_out = 1, a.c_in = n, a.c_out = 1;
+        a.in = in.data(), a.weights = w.data(), a.in_bytes = 2, a.in_signed = sgn;
+        a.out_bytes = 4;
+        a.quant = plan_requant(requant{1, 1 << 12, -(1 << 30), 1 << 30}, {-(1 << 30), 1 << 30});
+        std::int32_t out = 0;
+        a.out = &out;
+        run_as<kWide>(kernel_kind::pointwise, a, 0);
+        const std::int64_t q = want >= 0 ? want / 4096 : -((-want + 4095) / 4096);
+        EXPECT_EQ(out, q) << "pointwise, " << what;
+        // Linear, a first K tile of a cut reduction: the 64-bit partial sum.
+        tile_args l = a;
+        l.c_in = n, l.h_in = l.w_in = 1;
+        std::vector<std::int32_t> partial(2, 0);
+        l.partial = partial.data(), l.k_first = true, l.k_last = false;
+        run_as<kWide>(kernel_kind::linear, l, 0);
+        std::int64_t got = 0;
+        std::memcpy(&got, partial.data(), 8);
+        EXPECT_EQ(got, want) << "linear, " << what;
+      }
 }
 
 }  // namespace
