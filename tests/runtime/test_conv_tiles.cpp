@@ -31,8 +31,9 @@ TEST(ConvTiles, BordersAndColumnTiles) {
 // Layers of few tiles run whole through the unrolled sequence (check() compares it with the
 // rolled loop as well); one of many tiles keeps the loop.
 TEST(ConvTiles, UnrolledAndRolled) {
-  constexpr layer_plan few = plan_with(conv3x3::layers[1], 5, 7, 12);
+  constexpr layer_plan few = plan_with(conv3x3::layers[1], 7, 23, 12);  // 3 row tiles
   static_assert(unrolls<conv3x3::layers[1], few>());
+  check<conv3x3, few>({{{0, 19, 0, 12}}}, 8, 48);
   constexpr layer_plan many = plan_with(conv3x3::layers[1], 1, 7, 12);  // 19 x 4 tiles
   static_assert(!unrolls<conv3x3::layers[1], many>());
   static_assert(

@@ -3,7 +3,11 @@
 // little more than the DMA commands:
 //
 // - the geometry of every row tile and column tile is a table built at compile time (a row
-//   or a column axis cut in one tile folds to constants);
+//   or a column axis cut in one tile folds to constants, one whose tiles are uniform to
+//   arithmetic on the index, a short table read again and again is copied to the stack), so
+//   that a tile does not read it from the read-only data, which lies in L2 on a cluster (only
+//   a long irregular axis still does); the plan's pairs of L1 buffers are chosen by
+//   arithmetic on the buffer index for the same reason (pick);
 // - the input and output buffers alternate with the tile's parity, so the loop body is
 //   instantiated twice, once per parity, and every L1 buffer address is a constant;
 // - each tile's input and output is one DMA command (checked at compile time over every
@@ -43,6 +47,52 @@ struct axis_entry {
   int pad_lo = 0, pad_hi = 0;
 };
 
+/// An axis table whose every entry is `a` + i x `d`, field by field (`ok`), as when the tiles
+/// are uniform and unpadded (pointwise layers): entry i is then two multiplications at most,
+/// with no table read, and a field that does not change with i is a constant.
+struct axis_line {
+  bool ok = false;
+  axis_entry a{}, d{};
+};
+template <std::size_t N>
+constexpr axis_line line_of(const std::array<axis_entry, N>& t) {
+  axis_line r{true, t[0], {}};
+  if constexpr (N > 1) {
+    const auto diff = [](const axis_entry& x, const axis_entry& y) {
+      return axis_entry{y.in_off - x.in_off,     y.in_size - x.in_size, y.out_off - x.out_off,
+                        y.out_size - x.out_size, y.pad_lo - x.pad_lo,   y.pad_hi - x.pad_hi};
+    };
+    r.d = diff(t[0], t[1]);
+    for (std::size_t i = 2; i < N; ++i) {
+      const axis_entry e = diff(t[i - 1], t[i]);
+      r.ok = r.ok && e.in_off == r.d.in_off && e.in_size == r.d.in_size &&
+             e.out_off == r.d.out_off && e.out_size == r.d.out_size && e.pad_lo == r.d.pad_lo &&
+             e.pad_hi == r.d.pad_hi;
+    }
+  }
+  return r;
+}
+/// Entry `i` of an axis table that is a line (L.ok).
+template <axis_line Ln>
+[[gnu::always_inline]] constexpr axis_entry on_line(int i) {
+  const auto f = [i](int a, int d) CTILE_INLINE { return d == 0 ? a : a + i * d; };
+  return {f(Ln.a.in_off, Ln.d.in_off),   f(Ln.a.in_size, Ln.d.in_size),
+          f(Ln.a.out_off, Ln.d.out_off), f(Ln.a.out_size, Ln.d.out_size),
+          f(Ln.a.pad_lo, Ln.d.pad_lo),   f(Ln.a.pad_hi, Ln.d.pad_hi)};
+}
+
+/// Whether the kernel arguments an axis tile sets (its extents and padding) are the same for
+/// every tile of an axis whose table is `Ln`.
+constexpr bool fixed_args(const axis_line& Ln) {
+  return Ln.ok && Ln.d.in_size == 0 && Ln.d.out_size == 0 && Ln.d.pad_lo == 0 && Ln.d.pad_hi == 0;
+}
+
+/// Entries of an axis table a rolled loop nest copies to its stack (the core's L1) when the
+/// table is not a line, so that a tile's geometry is read from L1 rather than from the
+/// read-only data in L2 (the copy: one read of each entry per layer).
+inline constexpr int axis_copy_max = 16;
+inline constexpr int axis_reads_min = 3;
+
 /// The per-axis tables of a conv layer `L` planned as `P`. Offsets are in the tensors' L2
 /// layouts: HWC, or CHW for a tensor the plan keeps channel-major (P.in_chw, P.out_chw: a
 /// pixel is then one byte of a channel's plane, `in_plane` / `out_plane` bytes long).
@@ -80,6 +130,8 @@ struct tables {
     }
     return t;
   }();
+  static constexpr axis_line row_line = line_of(rows);
+  static constexpr axis_line col_line = line_of(cols);
 };
 
 /// The one command copy_box (with issue_transfer) programs for a box of `rows` x `cols`
@@ -342,11 +394,50 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
   // The first channel and the count of the constant data at v.w.
   [[maybe_unused]] const int w_c0 = Whole ? 0 : v.w_c0;
   [[maybe_unused]] const int w_n = Whole ? L.out.c : v.w_n;
-  const auto row_of = [](int iy) CTILE_INLINE -> const axis_entry& {
-    return T::rows[static_cast<std::size_t>(P.n_h == 1 ? 0 : iy)];
+  // A tile's row and column geometry: a constant (one tile on the axis), arithmetic (the
+  // table is a line), read from a copy on the stack (a short table, rolled loop) or from the
+  // table (an unrolled nest, whose indices are constants, or a long table).
+  // (Copied only when the loop reads each entry again and again: for as many channel tiles,
+  // or columns / rows, as axis_reads_min.)
+  constexpr bool rows_copied = !Whole && P.n_h > 1 && !T::row_line.ok && P.n_h <= axis_copy_max &&
+                               P.n_c * nx >= axis_reads_min;
+  constexpr bool cols_copied =
+      !Whole && nx > 1 && !T::col_line.ok && nx <= axis_copy_max && P.n_c * P.n_h >= axis_reads_min;
+  [[maybe_unused]] axis_entry rows_l1[rows_copied ? P.n_h : 1];
+  [[maybe_unused]] axis_entry cols_l1[cols_copied ? nx : 1];
+  [[maybe_unused]] const axis_entry* rows_at = T::rows.data();
+  [[maybe_unused]] const axis_entry* cols_at = T::cols.data();
+  if constexpr (rows_copied || cols_copied) {
+    if constexpr (rows_copied) {
+      for (int i = 0; i < P.n_h; ++i) rows_l1[i] = T::rows[static_cast<std::size_t>(i)];
+      rows_at = rows_l1;
+    }
+    if constexpr (cols_copied) {
+      for (int i = 0; i < nx; ++i) cols_l1[i] = T::cols[static_cast<std::size_t>(i)];
+      cols_at = cols_l1;
+    }
+    // The copies are what the loop reads (not the constants they were made from).
+    __asm__("" : "+r"(rows_at), "+r"(cols_at) : "m"(rows_l1), "m"(cols_l1));
+  }
+  const auto row_of = [&](int iy) CTILE_INLINE -> decltype(auto) {
+    if constexpr (P.n_h == 1)
+      return (T::rows[0]);
+    else if constexpr (T::row_line.ok && !Whole)
+      return on_line<T::row_line>(iy);
+    else if constexpr (rows_copied)
+      return (rows_at[iy]);
+    else
+      return (T::rows[static_cast<std::size_t>(iy)]);
   };
-  const auto col_of = [](int ix) CTILE_INLINE -> const axis_entry& {
-    return T::cols[static_cast<std::size_t>(nx == 1 ? 0 : ix)];
+  const auto col_of = [&](int ix) CTILE_INLINE -> decltype(auto) {
+    if constexpr (nx == 1)
+      return (T::cols[0]);
+    else if constexpr (T::col_line.ok && !Whole)
+      return on_line<T::col_line>(ix);
+    else if constexpr (cols_copied)
+      return (cols_at[ix]);
+    else
+      return (T::cols[static_cast<std::size_t>(ix)]);
   };
 
   one_slot<E> xs[2], x2s[2], ys[2];
@@ -371,7 +462,7 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
     const axis_entry& tx = col_of(ix);
     const int c0 = ic * P.tile_c;
     const int cn = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
-    return make_chw_job<E>(l1 + P.l1.x[b], v.x + (x_bias + ty.in_off + tx.in_off + c0), cn,
+    return make_chw_job<E>(l1 + pick(P.l1.x, b), v.x + (x_bias + ty.in_off + tx.in_off + c0), cn,
                            ty.in_size, tx.in_size, T::in_pixel, T::in_row);
   };
   const auto load_x = [&](int iy, int ix, [[maybe_unused]] int ic, int b) CTILE_INLINE {
@@ -389,7 +480,7 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
       const dma_piece c =
           box_piece(S.in_mode(), P.n_w == 1, cn, ty.in_size, tx.in_size, T::in_row, T::in_plane);
       start_one<S.in_mode()>(
-          dma, xs[b], dma_dir::l2_to_l1, c, l1 + P.l1.x[b],
+          dma, xs[b], dma_dir::l2_to_l1, c, l1 + pick(P.l1.x, b),
           const_cast<std::uint8_t*>(v.x + (x_bias + c0 * T::in_plane + ty.in_off + tx.in_off)));
     } else if constexpr (pool) {  // the channel tile's bytes of each pixel (of each input of an
                                   // add)
@@ -398,16 +489,16 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
       const dma_piece c = box_piece(S.in_mode(), P.tile_c >= L.in.c, ty.in_size, tx.in_size,
                                     P.n_c == 1 ? L.in.c : cn, T::in_pixel, T::in_row);
       start_one<S.in_mode()>(
-          dma, xs[b], dma_dir::l2_to_l1, c, l1 + P.l1.x[b],
+          dma, xs[b], dma_dir::l2_to_l1, c, l1 + pick(P.l1.x, b),
           const_cast<std::uint8_t*>(v.x + (x_bias + ty.in_off + tx.in_off + c0)));
       if constexpr (add)
         start_one<S.in_mode()>(
-            dma, x2s[b], dma_dir::l2_to_l1, c, l1 + P.l1.x2[b],
+            dma, x2s[b], dma_dir::l2_to_l1, c, l1 + pick(P.l1.x2, b),
             const_cast<std::uint8_t*>(v.x2 + (x2_bias + ty.in_off + tx.in_off + c0)));
     } else {
       const dma_piece c =
           box_piece(S.in_mode(), true, ty.in_size, tx.in_size, T::in_pixel, T::in_pixel, T::in_row);
-      start_one<S.in_mode()>(dma, xs[b], dma_dir::l2_to_l1, c, l1 + P.l1.x[b],
+      start_one<S.in_mode()>(dma, xs[b], dma_dir::l2_to_l1, c, l1 + pick(P.l1.x, b),
                              const_cast<std::uint8_t*>(v.x + (x_bias + ty.in_off + tx.in_off)));
     }
   };
@@ -419,17 +510,17 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
     const auto u = [](int n) { return static_cast<std::uint32_t>(n); };
     if constexpr (merged) {
       if constexpr (w_direct)
-        dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[b], src, u(cn * dpc), wh[b][0]);
+        dma.copy_1d(dma_dir::l2_to_l1, l1 + pick(P.l1.w, b), src, u(cn * dpc), wh[b][0]);
       else
-        copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b], src, 1, 1, cn * dpc, cn * dpc,
+        copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + pick(P.l1.w, b), src, 1, 1, cn * dpc, cn * dpc,
                  cn * dpc);
     } else if constexpr (w_direct) {
-      dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[b], src, u(cn * wpc), wh[b][0]);
-      start_channel_params(dma, wh[b], l1 + P.l1.kl[b], klo, L, v, d, cn);
+      dma.copy_1d(dma_dir::l2_to_l1, l1 + pick(P.l1.w, b), src, u(cn * wpc), wh[b][0]);
+      start_channel_params(dma, wh[b], l1 + pick(P.l1.kl, b), klo, L, v, d, cn);
     } else {
-      copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b], src, 1, 1, cn * wpc, cn * wpc,
+      copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + pick(P.l1.w, b), src, 1, 1, cn * wpc, cn * wpc,
                cn * wpc);
-      load_channel_params(dma, ws[b], l1 + P.l1.kl[b], klo, L, v, d, cn);
+      load_channel_params(dma, ws[b], l1 + pick(P.l1.kl, b), klo, L, v, d, cn);
     }
   };
 
@@ -565,9 +656,10 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
                             v.y + (y_bias + ty.out_off + tx.out_off + c_off));
     if (--left == 0) return false;
     // Step to the next tile.
-    if constexpr (nx > 1) set_col(nix);
+    if constexpr (nx > 1 && !fixed_args(T::col_line)) set_col(nix);
     if (nix == 0) {
-      if (niy != iy) set_row(niy);
+      if constexpr (P.n_h > 1 && !fixed_args(T::row_line))
+        if (niy != iy) set_row(niy);
       if (niy == iy0) enter_channel_tile(++ic, false);
     }
     ix = nix, iy = niy;
@@ -694,7 +786,7 @@ template <layer L, layer_plan P, class Env>
   };
   const auto load_x = [&](int ik, int b) CTILE_INLINE {
     xs[b].start(dma, dma_dir::l2_to_l1, dma_piece{0, 0, u(x_whole ? K : k_bytes(ik)), 0, 0},
-                l1 + P.l1.x[b],
+                l1 + pick(P.l1.x, b),
                 const_cast<std::uint8_t*>(v.x + static_cast<std::ptrdiff_t>(ik) * tk));
   };
   const auto load_w = [&](int ic, int ik, int b) CTILE_INLINE {
@@ -703,16 +795,16 @@ template <layer L, layer_plan P, class Env>
     if constexpr (merged) {  // by K tile in the block; the last one with the parameters
       auto* src =
           const_cast<std::uint8_t*>(v.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk * cn);
-      dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[b], src, u(tile_bytes(ik, cn)), wh[b][0]);
+      dma.copy_1d(dma_dir::l2_to_l1, l1 + pick(P.l1.w, b), src, u(tile_bytes(ik, cn)), wh[b][0]);
       return;
     }
     auto* src = const_cast<std::uint8_t*>(v.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk);
     if (cn == 1 || kn == K)
-      dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[b], src, u(cn * kn), wh[b][0]);
+      dma.copy_1d(dma_dir::l2_to_l1, l1 + pick(P.l1.w, b), src, u(cn * kn), wh[b][0]);
     else
-      dma.copy_2d(dma_dir::l2_to_l1, l1 + P.l1.w[b], src, u(cn * kn), u(kn), u(K), wh[b][0]);
+      dma.copy_2d(dma_dir::l2_to_l1, l1 + pick(P.l1.w, b), src, u(cn * kn), u(kn), u(K), wh[b][0]);
     // The per-channel parameters serve the last K tile only.
-    if (ik == nk - 1) start_channel_params(dma, wh[b], l1 + P.l1.kl[b], klo, L, v, d, cn);
+    if (ik == nk - 1) start_channel_params(dma, wh[b], l1 + pick(P.l1.kl, b), klo, L, v, d, cn);
   };
   const auto wait_w = [&](int ik, int b) CTILE_INLINE {
     dma.wait(wh[b][0]);
@@ -812,8 +904,8 @@ template <layer L, layer_plan P, class Env>
       if (left > 1) {  // prefetch the next tile's data, which follows this one's
         constexpr int next = nk == 2 ? 1 - B : 0;
         const int n = left <= short_from ? tile_bytes(next, P.last_c) : tile_bytes(next, P.tile_c);
-        dma.copy_1d(dma_dir::l2_to_l1, l1 + P.l1.w[1 - wb], const_cast<std::uint8_t*>(w_src), u(n),
-                    wh[1 - wb][0]);
+        dma.copy_1d(dma_dir::l2_to_l1, l1 + pick(P.l1.w, 1 - wb), const_cast<std::uint8_t*>(w_src),
+                    u(n), wh[1 - wb][0]);
         w_src += n;
       }
     } else {

@@ -382,24 +382,32 @@ template <hal::dma_engine E>
     point_params(a, l1 + p.l1.kl[b], kl_layout(l, p.tile_c));
 }
 
+/// Entry `b` (0 or 1) of a pair of L1 offsets known at compile time, computed rather than read:
+/// a plan that is a template argument lies in read-only data (L2 on a cluster), and indexing
+/// its pair with a run-time `b` would read it there.
+template <class Pair>
+[[gnu::always_inline]] constexpr int pick(const Pair& o, int b) {
+  return o[0] + (-b & (o[1] - o[0]));
+}
+
 /// point_weights for a layer and plan known at compile time.
 template <layer L, layer_plan P>
 [[gnu::always_inline]] inline void point_weights(kernels::tile_args& a, std::uint8_t* l1, int b,
                                                  int cn) {
   constexpr kl_offsets klo = kl_layout(L, P.tile_c);
-  a.weights = reinterpret_cast<const std::int8_t*>(l1 + P.l1.w[b]);
+  a.weights = reinterpret_cast<const std::int8_t*>(l1 + pick(P.l1.w, b));
   constexpr int wk = P.n_k > 1 ? P.last_k : weights_per_channel(L);
   if constexpr (tile_data_merged(L, P) && P.last_c != P.tile_c) {
     constexpr kl_offsets last = kl_layout(L, P.last_c);
     if (cn != P.tile_c) {
-      point_params(a, l1 + P.l1.w[b] + P.last_c * wk, last);
+      point_params(a, l1 + pick(P.l1.w, b) + P.last_c * wk, last);
       return;
     }
   }
   if constexpr (tile_data_merged(L, P) && P.n_k > 1)
-    point_params(a, l1 + P.l1.w[b] + P.tile_c * wk, klo);  // after the last K tile's weights
+    point_params(a, l1 + pick(P.l1.w, b) + P.tile_c * wk, klo);  // after the last K tile's weights
   else
-    point_params(a, l1 + P.l1.kl[b], klo);
+    point_params(a, l1 + pick(P.l1.kl, b), klo);
 }
 
 /// The loop nest of a linear layer: output-channel tiles, and inside each the K tiles of the
