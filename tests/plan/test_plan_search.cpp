@@ -410,3 +410,111 @@ TEST(PlanSearch, SearchWorkIsBounded) {
 }
 
 }  // namespace
+
+namespace {
+
+// Every field a search reports, so that two searches compare as a whole.
+void expect_same_choice(const tiling_choice& a, const tiling_choice& b, const std::string& what) {
+  EXPECT_EQ(a.found, b.found) << what;
+  EXPECT_EQ(a.tc, b.tc) << what;
+  EXPECT_EQ(a.th, b.th) << what;
+  EXPECT_EQ(a.tw, b.tw) << what;
+  EXPECT_EQ(a.tk, b.tk) << what;
+  EXPECT_TRUE(a.split == b.split) << what;
+  EXPECT_EQ(a.score, b.score) << what;
+  EXPECT_EQ(a.cores, b.cores) << what;
+  EXPECT_EQ(a.visited, b.visited) << what;
+  EXPECT_EQ(a.channel_tiles, b.channel_tiles) << what;
+  EXPECT_EQ(a.row_tiles, b.row_tiles) << what;
+  EXPECT_EQ(a.work, b.work) << what;
+  EXPECT_EQ(a.cut_short, b.cut_short) << what;
+}
+
+// search_on_cores run in slices of `slice` candidates, as the compile-time plan runs it
+// (sliced_plan), counting the slices.
+tiling_choice sliced(const tiling_problem& P, objective o, std::int64_t limit, std::int64_t slice,
+                     int& slices) {
+  cores_progress s;
+  slices = 0;
+  do {
+    s = search_on_cores_step(P, o, s, limit, slice);
+    ++slices;
+  } while (!s.done && slices < 1000000);
+  return s.best;
+}
+
+}  // namespace
+
+// A search run in slices (each a constant of its own at compile time) makes the same steps as
+// one run whole: the same choice, the same counts of candidates, pruned subtrees and work,
+// the same cut at the work limit. Checked on every layer of every example network, on the
+// small layers under budgets that force tiling on each axis (some on fewer cores for their
+// scratch), on a classifier and a convolution whose searches are cut at search_work_limit,
+// with slices from one candidate up, and without a limit.
+TEST(PlanSearch, SlicedSearchMakesTheSameSteps) {
+  std::vector<std::pair<std::string, tiling_problem>> problems;
+  for (const auto& net : test::example_networks())
+    for (const layer& l : net.layers)
+      if (l.kind != op::input)
+        problems.emplace_back(std::string(net.name) + " " + l.name.c_str(), make_problem(l, gap8));
+  for (const int budget : budgets)
+    for (const layer& l : small_net::layers)
+      if (l.kind != op::input)
+        problems.emplace_back(std::string("small ") + l.name.c_str() + " " + std::to_string(budget),
+                              make_problem(l, gap8.with_l1(budget)));
+  using classifier = network<input(1, 1, 2048), linear(1024).named("fc")>;
+  using wide_conv = network<input(224, 224, 3), conv2d(512, 3).same().named("conv")>;
+  problems.emplace_back("classifier", make_problem(classifier::layers[1], gap8));
+  problems.emplace_back("wide conv", make_problem(wide_conv::layers[1], gap8));
+  int cut = 0, resumed = 0, fewer_cores = 0;
+  for (const auto& [name, P] : problems) {
+    for (const objective o : {objective::model, objective::dory}) {
+      for (const std::int64_t limit : {search_work_limit, std::int64_t{INT64_MAX}}) {
+        const tiling_choice whole = search_on_cores(P, o, limit);
+        cut += whole.cut_short ? 1 : 0;
+        fewer_cores += whole.found && whole.cores < P.cores ? 1 : 0;
+        for (const std::int64_t slice : {1, 2, 7, 64, static_cast<int>(search_slice_work)}) {
+          if (limit == INT64_MAX && whole.work > 20000 && slice < 64) continue;  // time
+          int n = 0;
+          const tiling_choice c = sliced(P, o, limit, slice, n);
+          resumed += n > 1 ? 1 : 0;
+          expect_same_choice(
+              c, whole,
+              name + " slice " + std::to_string(slice) + " limit " + std::to_string(limit));
+        }
+      }
+    }
+  }
+  // The comparisons cover cut searches, searches resumed many times and plans on fewer cores.
+  EXPECT_GE(cut, 2);
+  EXPECT_GT(resumed, 100);
+  EXPECT_GT(fewer_cores, 0);
+}
+
+// The compile-time plan is the sliced search's: equal to the run-time plan of the same
+// problem (with the compile-time work limit), here for a search cut at the limit (the
+// 2048 -> 1024 classifier, six slices) and MobileNet-v1 1.0-128's classifier (5,487
+// candidates, not cut).
+TEST(PlanSearch, CompileTimePlanIsTheSlicedSearch) {
+  using classifier = network<input(1, 1, 2048), linear(1024).named("fc")>;
+  constexpr tiling_problem P = make_problem(classifier::layers[1], gap8);
+  constexpr layer_plan at_compile_time = sliced_plan<P, objective::model>();
+  const layer_plan at_run_time =
+      plan_of_choice(P, objective::model, search_on_cores(P, objective::model, search_work_limit));
+  EXPECT_TRUE(at_compile_time.fits);
+  EXPECT_EQ(at_compile_time.tile_c, at_run_time.tile_c);
+  EXPECT_EQ(at_compile_time.tile_k, at_run_time.tile_k);
+  EXPECT_EQ(at_compile_time.n_k, at_run_time.n_k);
+  EXPECT_EQ(at_compile_time.l1_cycles, at_run_time.l1_cycles);
+  EXPECT_EQ(at_compile_time.score, at_run_time.score);
+  EXPECT_TRUE(search_on_cores(P, objective::model, search_work_limit).cut_short);
+
+  const layer& fc = examples::mobilenet_v1_100_128::layers[29];
+  ASSERT_EQ(fc.kind, op::linear);
+  const layer_plan& compiled = plan_of<examples::mobilenet_v1_100_128, gap8>.layers[29];
+  const layer_plan run = plan_layer(fc, gap8);
+  EXPECT_EQ(compiled.tile_c, run.tile_c);
+  EXPECT_EQ(compiled.tile_k, run.tile_k);
+  EXPECT_EQ(compiled.l1_cycles, run.l1_cycles);
+  EXPECT_EQ(compiled.score, run.score);
+}

@@ -60,6 +60,27 @@ constexpr std::int64_t marshal_cycles(const layer& dw, const layer_plan& p, cons
   return pf.icache_l2_refill > 0 ? instructions * cost::marshal_fetch_percent / 100 : instructions;
 }
 
+/// Whether plan_producer weighs whole-row tiles for a layer whose best plan is `best`, read
+/// by a depthwise layer planned as `dw_plan`.
+constexpr bool producer_weighs_whole_rows(objective o, const layer_plan& best,
+                                          const layer_plan& dw_plan) {
+  return o == objective::model && best.fits && best.n_w != 1 && dw_plan.fits && dw_plan.n_w == 1;
+}
+
+/// Layer `l`'s tiling problem with whole-row tiles only.
+constexpr tiling_problem whole_row_problem(const layer& l, const platform& p) {
+  tiling_problem P = make_problem(l, p);
+  P.whole_rows = true;
+  return P;
+}
+
+/// plan_producer's choice between the best plan and the best whole-row plan `whole`.
+constexpr layer_plan producer_choice(const platform& p, const layer& dw, const layer_plan& dw_plan,
+                                     const layer_plan& best, const layer_plan& whole) {
+  if (!whole.fits || whole.n_w != 1) return best;
+  return whole.l1_cycles - best.l1_cycles <= marshal_cycles(dw, dw_plan, p) ? whole : best;
+}
+
 /// Layer `l`'s plan when depthwise layer `dw` (planned as `dw_plan`) alone reads its output:
 /// plan_layer's, or the best whole-row tiling when that costs at most the reader's
 /// marshalling more (modeled), so that the tensor can be kept channel-major. DORY's objective
@@ -67,13 +88,8 @@ constexpr std::int64_t marshal_cycles(const layer& dw, const layer_plan& p, cons
 constexpr layer_plan plan_producer(const layer& l, const platform& p, objective o, const layer& dw,
                                    const layer_plan& dw_plan) {
   const layer_plan best = plan_layer(l, p, o);
-  if (o != objective::model || !best.fits || best.n_w == 1 || !dw_plan.fits || dw_plan.n_w != 1)
-    return best;
-  tiling_problem P = make_problem(l, p);
-  P.whole_rows = true;
-  const layer_plan whole = plan_problem(P, o);
-  if (!whole.fits || whole.n_w != 1) return best;
-  return whole.l1_cycles - best.l1_cycles <= marshal_cycles(dw, dw_plan, p) ? whole : best;
+  if (!producer_weighs_whole_rows(o, best, dw_plan)) return best;
+  return producer_choice(p, dw, dw_plan, best, plan_problem(whole_row_problem(l, p), o));
 }
 
 /// Every layer's L2 -> L1 plan in its network (plan_layer, and plan_producer for the layers a

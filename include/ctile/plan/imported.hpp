@@ -281,24 +281,40 @@ consteval layer_plan import_layer() {
   }
 }
 
-/// Layer I's plan as the search makes it alone, in a constant of its own (so that the layer
-/// that a depthwise layer reads finds the depthwise plan already made).
+/// Layer I's plan as the search makes it alone, in constants of its own (sliced_plan; so
+/// that the layer that a depthwise layer reads finds the depthwise plan already made).
 template <class Net, platform P, objective O, std::size_t I>
-inline constexpr layer_plan searched_v = plan_layer(Net::layers[I], P, O);
+consteval layer_plan searched() {
+  constexpr layer L = Net::layers[I];
+  if constexpr (layer_is_searched(L, P))
+    return sliced_plan<make_problem(L, P), O>();
+  else
+    return plan_layer(L, P, O);
+}
+template <class Net, platform P, objective O, std::size_t I>
+inline constexpr layer_plan searched_v = searched<Net, P, O, I>();
 
 /// Layer I's plan: the imported one (re-checked) when a header provides it, else the search's
-/// (for a layer that a depthwise layer alone reads, in its network: plan_producer).
+/// (for a layer that a depthwise layer alone reads, in its network: plan_producer, its
+/// searches sliced the same way).
 template <class Net, platform P, objective O, std::size_t I>
 consteval layer_plan imported_or_planned() {
   if constexpr (imported_plan<Net, P, O>::available) {
     return import_layer<Net, P, O, I>();
   } else {
     constexpr int j = sole_depthwise_reader(Net::layers, I);
-    if constexpr (j >= 0)
-      return plan_producer(Net::layers[I], P, O, Net::layers[static_cast<std::size_t>(j)],
-                           searched_v<Net, P, O, static_cast<std::size_t>(j)>);
-    else
+    if constexpr (j >= 0) {
+      constexpr layer dw = Net::layers[static_cast<std::size_t>(j)];
+      constexpr layer_plan dw_plan = searched_v<Net, P, O, static_cast<std::size_t>(j)>;
+      constexpr layer_plan best = searched_v<Net, P, O, I>;
+      if constexpr (producer_weighs_whole_rows(O, best, dw_plan))
+        return producer_choice(P, dw, dw_plan, best,
+                               sliced_plan<whole_row_problem(Net::layers[I], P), O>());
+      else
+        return best;
+    } else {
       return searched_v<Net, P, O, I>;
+    }
   }
 }
 

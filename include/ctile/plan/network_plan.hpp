@@ -814,10 +814,12 @@ constexpr network_summary finish_network_imported(std::span<const layer> ls, con
   }
   // Prefetch sizes, and each step's buffers next to the resident weights and live outputs
   // (an output lives until its last consumer, the network's outputs to the end).
-  auto last_of = [&](int j) {
+  int last[max_layers] = {};
+  for (int j = 0; j < n; ++j) {
     const int c = plan_detail::last_consumer(ls, j);
-    return c < 0 ? n - 1 : c;
-  };
+    last[j] = c < 0 ? n - 1 : c;
+  }
+  auto last_of = [&](int j) { return last[j]; };
   std::int64_t resident = 0;
   for (int i = 0; i < n; ++i)
     if (!choice[static_cast<std::size_t>(i)].w)
@@ -1115,6 +1117,13 @@ constexpr network_summary lower_bounds(std::span<const layer> ls, const platform
   std::int64_t all_weights = 0;
   for (const auto& l : ls) all_weights += align4l(plan_detail::weight_bytes(l));
   const std::int64_t resident = l3 ? 0 : all_weights;
+  // Each output's last step (its last consumer's, the network's outputs the last), found once:
+  // the check below asks it of every earlier layer at every step.
+  int last[max_layers] = {};
+  for (int j = 0; j < n; ++j) {
+    const int c = plan_detail::last_consumer(ls, j);
+    last[j] = c < 0 ? n - 1 : c;
+  }
   // L3 in the planner's order: the streamed weights first, then the outputs placed there.
   // Weights stay resident in L2 where they fit: at least the excess over the whole L2 budget
   // streams (all of them when streaming is forced).
@@ -1159,9 +1168,7 @@ constexpr network_summary lower_bounds(std::span<const layer> ls, const platform
     std::int64_t live = 0;
     for (int j = 0; j < i; ++j) {
       const layer& o = ls[static_cast<std::size_t>(j)];
-      const int c = plan_detail::last_consumer(ls, j);
-      const int last = c < 0 ? n - 1 : c;
-      if (last > i && j != l.src[0] && j != l.src[1] && !streams_out(o))
+      if (last[j] > i && j != l.src[0] && j != l.src[1] && !streams_out(o))
         live += align4l(o.output_bytes());
     }
     const std::int64_t l2 = resident + live + x + w + y;

@@ -156,12 +156,14 @@ struct tiling_choice {
 };
 
 /// The most candidates one search steps through at compile time (channel, row and column
-/// tiles, pruned or not; K tiles of a linear layer): it bounds the constant-evaluation cost of
-/// planning a layer, whatever its size, under GCC's default limit (bench/README.md,
-/// "Compile-time cost of a plan"). A search that reaches it keeps the best tiling found so far,
-/// or the best balanced seed tiling (seed_tiling) when that is better. Every example network's
-/// search on GAP-8 ends below it, so their plans are exact optima; a plan made at run time
-/// (ctile-plan, plan_network outside a constant) is never cut unless a limit is passed.
+/// tiles, pruned or not; K tiles of a linear layer): it bounds the compile time of planning a
+/// layer, whatever its size, and, with the search run in slices of search_slice_work
+/// candidates (sliced_plan), keeps every constant under the compilers' default limits
+/// (bench/README.md, "Compile-time cost of a plan"). A search that reaches it keeps the best
+/// tiling found so far, or the best balanced seed tiling (seed_tiling) when that is better.
+/// Every example network's search on GAP-8 ends below it, so their plans are exact optima; a
+/// plan made at run time (ctile-plan, plan_network outside a constant) is never cut unless a
+/// limit is passed.
 inline constexpr std::int64_t search_work_limit = 5600;
 
 /// The work limit of a search: `asked` when positive; else search_work_limit in a constant
@@ -214,62 +216,108 @@ constexpr std::int64_t seed_upper_bound(const tiling_problem& P, const cost::spl
   return seed_tiling(P, splits).score;
 }
 
+/// Where a search stands between two slices of its work (search_model_step,
+/// search_linear_step): the best tiling so far (its `work`: the candidates stepped through),
+/// the bound it prunes with, and the candidate it steps to next. A search run in slices makes
+/// the same steps, and so the same choice, as one run whole; each slice can then be a constant
+/// of its own, under the compilers' per-constant limits (sliced_search).
+struct search_progress {
+  tiling_choice best{};
+  tiling_choice seeded{};  ///< the seed tiling (search_model): bound and fallback
+  std::int64_t limit = 0;  ///< search_model prunes subtrees whose lower bound reaches it
+  /// 0: not started; else the level of the candidate to step to next: 1 channel tile `i`,
+  /// 2 row tile `j` of channel tile `i`, 3 column tile `k` of row tile `j`.
+  int level = 0;
+  int i = 0, j = 0, k = 0;
+  bool done = false;
+};
+
 /// A linear layer's search under either objective: channel tiles from large to small, each
 /// with its K tiles (plan_detail::for_each_k_tile); the first best in that order wins. The
 /// model's cycles are minimised; DORY's score is maximised, and as DORY never cuts the
 /// reduction, under its objective the reduction is cut only when no tiling holds it whole.
-constexpr tiling_choice search_linear(const tiling_problem& P, objective o,
-                                      std::int64_t asked_limit = 0) {
-  const std::int64_t work_limit = work_limit_of(asked_limit);
-  tiling_choice best;
+/// Steps from `s` through at most about `slice` candidates (a channel tile's K tiles are
+/// stepped together), or to the end.
+constexpr search_progress search_linear_step(const tiling_problem& P, objective o,
+                                             search_progress s, std::int64_t work_limit,
+                                             std::int64_t slice) {
+  tiling_choice& best = s.best;
+  const std::int64_t stop = slice < INT64_MAX - best.work ? best.work + slice : INT64_MAX;
   const core_split split = cost::default_split(P);
   const int K = linear_k(P);
   const bool whole_only = o == objective::dory && linear_fits(P, 1, K);
   const plan_detail::axis_candidates cs = plan_detail::linear_channel_candidates(P);
-  for (int i = 0; i < cs.count(); ++i) {
-    const int tc = cs.at(i);
+  for (int i = s.level == 0 ? 0 : s.i; i < cs.count(); ++i) {
     if (best.work >= work_limit) {
       best.cut_short = true;
       break;
     }
+    if (best.work >= stop) {  // the slice is spent: go on from channel tile i
+      s.level = 1;
+      s.i = i;
+      return s;
+    }
+    const int tc = cs.at(i);
     plan_detail::for_each_k_tile(P, tc, plan_detail::search_k_counts, [&](int tk) {
       ++best.work;
       if (whole_only && tk < K) return;
       ++best.visited;
       const int cut = tk < K ? tk : 0;
-      const std::int64_t s = o == objective::model ? cost::layer_cycles(P, tc, 1, 1, split, cut)
+      const std::int64_t v = o == objective::model ? cost::layer_cycles(P, tc, 1, 1, split, cut)
                                                    : dory_score(P, tc, 1, 1, cut);
-      if (!best.found || (o == objective::model ? s < best.score : s > best.score)) {
+      if (!best.found || (o == objective::model ? v < best.score : v > best.score)) {
         best.found = true;
         best.tc = tc, best.th = 1, best.tw = 1, best.tk = tk;
         best.split = split;
-        best.score = s;
+        best.score = v;
       }
     });
   }
   best.channel_tiles = cs.count();
-  return best;
+  s.done = true;
+  return s;
+}
+
+/// search_linear_step run to its end.
+constexpr tiling_choice search_linear(const tiling_problem& P, objective o,
+                                      std::int64_t asked_limit = 0) {
+  return search_linear_step(P, o, {}, work_limit_of(asked_limit), INT64_MAX).best;
 }
 
 /// Minimum modeled cycles over every fitting tiling and split. Ties keep the first in search
 /// order (larger tiles first, the kind's default split first). Pruned by lower bounds that no
 /// tiling of a subtree can beat: the tile count's fixed cost, and per channel and row tile
-/// the compute summed over whole rows.
-constexpr tiling_choice search_model(const tiling_problem& P, std::int64_t asked_limit = 0) {
-  const std::int64_t work_limit = work_limit_of(asked_limit);
+/// the compute summed over whole rows. Steps from `s` through at most `slice` candidates, or
+/// to the end; a slice resumed inside a channel or row tile does not repeat the checks that
+/// let the search into it, so the steps are those of one whole run.
+constexpr search_progress search_model_step(const tiling_problem& P, search_progress s,
+                                            std::int64_t work_limit, std::int64_t slice) {
   // The same enumeration as plan_detail::for_each_tiling, written as plain nested loops (no
   // callbacks): a compiler evaluates these several times faster.
   using plan_detail::ceil_div;
-  tiling_choice best;
+  tiling_choice& best = s.best;
   const cost::split_list splits = cost::splits_for(P);
   std::int64_t cyc[8] = {};
-  // An upper bound from a few balanced tilings: subtrees whose lower bound exceeds it hold no
-  // optimum, so they are skipped without changing which optimum (the first in order) is found.
-  // A subtree is pruned when its bound reaches `limit` = min(best so far, seed + 1).
-  const tiling_choice seeded = seed_tiling(P, splits);
-  const std::int64_t seed = seeded.score;
-  std::int64_t limit = seed == INT64_MAX ? INT64_MAX : seed + 1;
-  // Every candidate stepped through counts towards search_work_limit.
+  if (s.level == 0) {
+    // An upper bound from a few balanced tilings: subtrees whose lower bound exceeds it hold
+    // no optimum, so they are skipped without changing which optimum (the first in order) is
+    // found. A subtree is pruned when its bound reaches `limit` = min(best so far, seed + 1).
+    s.seeded = seed_tiling(P, splits);
+    s.limit = s.seeded.score == INT64_MAX ? INT64_MAX : s.seeded.score + 1;
+    s.level = 1;
+    s.i = 0;
+  }
+  std::int64_t& limit = s.limit;
+  const std::int64_t stop = slice < INT64_MAX - best.work ? best.work + slice : INT64_MAX;
+  // Where this slice resumes: inside channel tile ri (level 2 or 3), inside its row tile rj
+  // (level 3).
+  const int from = s.level, ri = s.i, rj = s.j, rk = s.k;
+  const auto pause = [&](int level, int i, int j, int k) {
+    s.level = level;
+    s.i = i, s.j = j, s.k = k;
+    return s;
+  };
+  // Every candidate stepped through counts towards the work limit.
   auto spent = [&] {
     if (++best.work < work_limit) return false;
     best.cut_short = true;
@@ -284,31 +332,43 @@ constexpr tiling_choice search_model(const tiling_problem& P, std::int64_t asked
   };
   const plan_detail::axis_candidates cs = plan_detail::candidates(P.C, c_fits);
   const int n_cs = cs.count();
-  for (int i = 0; i < n_cs && !best.cut_short; ++i) {
-    if (spent()) break;
+  for (int i = ri; i < n_cs && !best.cut_short; ++i) {
+    const bool in_i = from >= 2 && i == ri;  // resumed inside it: its checks were made
+    if (!in_i) {
+      if (best.work >= stop) return pause(1, i, 0, 0);
+      if (spent()) break;
+    }
     const int tc = cs.whole ? (i == 0 ? P.C : cs.below - (i - 1)) : cs.below - i;
     const int nc = ceil_div(P.C, tc);
-    if (cost::lower_bound(P, nc) >= limit) break;
-    if (cost::channel_lower_bound(P, splits, tc, nc) >= limit) continue;
+    if (!in_i) {
+      if (cost::lower_bound(P, nc) >= limit) break;
+      if (cost::channel_lower_bound(P, splits, tc, nc) >= limit) continue;
+    }
     const cost::channel_context cx = cost::channel_context_for(P, splits, tc);
-    ++best.channel_tiles;
+    if (!in_i) ++best.channel_tiles;
     auto h_fits = [&](int h) {
       return l1_bytes_for(P, tc, h, w1) <= B || l1_bytes_for(P, tc, h, P.W) <= B;
     };
     const plan_detail::axis_candidates hs = plan_detail::candidates(P.H, P.max_tile_h, h_fits);
     const int n_hs = hs.count();
-    for (int j = 0; j < n_hs && !best.cut_short; ++j) {
-      if (spent()) break;
+    for (int j = in_i ? rj : 0; j < n_hs && !best.cut_short; ++j) {
+      const bool in_j = in_i && from == 3 && j == rj;
+      if (!in_j) {
+        if (best.work >= stop) return pause(2, i, j, 0);
+        if (spent()) break;
+      }
       const int th = hs.whole ? (j == 0 ? P.H : hs.below - (j - 1)) : hs.below - j;
-      if (!rows_read_input(P, th)) continue;
+      if (!in_j && !rows_read_input(P, th)) continue;
       const std::int64_t nch = std::int64_t{nc} * ceil_div(P.H, th);
-      if (cost::lower_bound(P, nch) >= limit) break;
+      if (!in_j && cost::lower_bound(P, nch) >= limit) break;
       const cost::row_context rx = cost::row_context_for(P, cx, th);
       const cost::bound_parts row_bound = cost::row_lower_bound(P, cx, rx);
       const std::int64_t least_tiles =
           nch > 1 ? nch * ceil_div(P.W, widest_column_tile_bound(P, tc, th)) : 1;
-      if (row_bound.at(least_tiles) >= limit) continue;
-      ++best.row_tiles;
+      if (!in_j) {
+        if (row_bound.at(least_tiles) >= limit) continue;
+        ++best.row_tiles;
+      }
       plan_detail::axis_candidates ws{};
       if (P.whole_rows) {
         ws = {l1_bytes_for(P, tc, th, P.W) <= B, P.W, 0};
@@ -317,7 +377,8 @@ constexpr tiling_choice search_model(const tiling_problem& P, std::int64_t asked
         ws = plan_detail::candidates(P.W, w_fits);
       }
       const int n_ws = ws.count();
-      for (int k = 0; k < n_ws; ++k) {
+      for (int k = in_j ? rk : 0; k < n_ws; ++k) {
+        if (best.work >= stop) return pause(3, i, j, k);
         if (spent()) break;
         const int tw = ws.whole ? (k == 0 ? P.W : ws.below - (k - 1)) : ws.below - k;
         if (!cols_read_input(P, tw)) continue;
@@ -335,18 +396,19 @@ constexpr tiling_choice search_model(const tiling_problem& P, std::int64_t asked
         }
         ++best.visited;
         cost::layer_cycles_at(P, cx, rx, tw, cyc);
-        for (int s = 0; s < splits.n; ++s) {
-          if (cyc[s] < limit) {
-            limit = cyc[s];
+        for (int sp = 0; sp < splits.n; ++sp) {
+          if (cyc[sp] < limit) {
+            limit = cyc[sp];
             best.found = true;
             best.tc = tc, best.th = th, best.tw = tw;
-            best.split = splits.item[s];
-            best.score = cyc[s];
+            best.split = splits.item[sp];
+            best.score = cyc[sp];
           }
         }
       }
     }
   }
+  const tiling_choice& seeded = s.seeded;
   if (best.cut_short && !best.found && seeded.found) {
     // Cut short before any tiling beat the seed: the seed is the plan.
     best.found = true;
@@ -354,7 +416,13 @@ constexpr tiling_choice search_model(const tiling_problem& P, std::int64_t asked
     best.split = seeded.split;
     best.score = seeded.score;
   }
-  return best;
+  s.done = true;
+  return s;
+}
+
+/// search_model_step run to its end.
+constexpr tiling_choice search_model(const tiling_problem& P, std::int64_t asked_limit = 0) {
+  return search_model_step(P, {}, work_limit_of(asked_limit), INT64_MAX).best;
 }
 
 /// Maximum DORY score over every fitting tiling, with the kind's default split. Ties keep
@@ -395,11 +463,62 @@ constexpr tiling_choice search_dory(const tiling_problem& P) {
   return best;
 }
 
+/// The search of an objective for any layer kind, from `s` through at most `slice` candidates
+/// (DORY's search of a non-linear layer, which has no work limit, runs whole).
+constexpr search_progress search_step(const tiling_problem& P, objective o, search_progress s,
+                                      std::int64_t work_limit, std::int64_t slice) {
+  if (P.linear) return search_linear_step(P, o, s, work_limit, slice);
+  if (o == objective::model) return search_model_step(P, s, work_limit, slice);
+  s.best = search_dory(P);
+  s.done = true;
+  return s;
+}
+
 /// The search of an objective for any layer kind.
 constexpr tiling_choice search(const tiling_problem& P, objective o = objective::model,
                                std::int64_t work_limit = 0) {
-  if (P.linear) return search_linear(P, o, work_limit);
-  return o == objective::model ? search_model(P, work_limit) : search_dory(P);
+  return search_step(P, o, {}, work_limit_of(work_limit), INT64_MAX).best;
+}
+
+/// Where search_on_cores stands between two slices (search_on_cores_step): the search of the
+/// core count in hand (`cores`: the layer's own, then half, a quarter, ...), the best choice
+/// of the counts finished and their work.
+struct cores_progress {
+  search_progress now{};
+  tiling_choice best{};
+  int cores = 0;  ///< 0: not started
+  std::int64_t work = 0;
+  bool done = false;
+};
+
+/// search_on_cores from `s`, through at most `slice` candidates of one core count's search.
+constexpr cores_progress search_on_cores_step(const tiling_problem& P, objective o,
+                                              cores_progress s, std::int64_t limit,
+                                              std::int64_t slice) {
+  if (s.cores == 0) s.cores = P.cores;
+  const bool own = s.cores == P.cores;
+  // The searches on fewer cores share one work limit.
+  s.now = own ? search_step(P, o, s.now, limit, slice)
+              : search_step(on_fewer_cores(P, s.cores), o, s.now, limit - s.work, slice);
+  if (!s.now.done) return s;
+  tiling_choice f = s.now.best;
+  f.cores = s.cores;
+  if (own) {
+    s.best = f;
+    s.work = f.work;
+    if (f.found || !scratch_per_core(P)) {
+      s.done = true;
+      return s;
+    }
+  } else {
+    s.work += f.work;
+    const bool better = o == objective::model ? f.score < s.best.score : f.score > s.best.score;
+    if (f.found && (!s.best.found || better)) s.best = f;
+  }
+  s.cores /= 2;
+  s.now = {};
+  s.done = s.cores < 1 || s.work >= limit;
+  return s;
 }
 
 /// The search on the layer's cores or, when no tiling fits beside every core's kernel scratch
@@ -408,25 +527,15 @@ constexpr tiling_choice search(const tiling_problem& P, objective o = objective:
 constexpr tiling_choice search_on_cores(const tiling_problem& P, objective o = objective::model,
                                         std::int64_t asked_limit = 0) {
   const std::int64_t limit = work_limit_of(asked_limit);
-  tiling_choice c = search(P, o, limit);
-  c.cores = P.cores;
-  if (c.found || !scratch_per_core(P)) return c;
-  // The searches on fewer cores share one work limit.
-  std::int64_t work = c.work;
-  for (int n = P.cores / 2; n >= 1 && work < limit; n /= 2) {
-    tiling_choice f = search(on_fewer_cores(P, n), o, limit - work);
-    work += f.work;
-    f.cores = n;
-    const bool better = o == objective::model ? f.score < c.score : f.score > c.score;
-    if (f.found && (!c.found || better)) c = f;
-  }
-  return c;
+  cores_progress s;
+  do {
+    s = search_on_cores_step(P, o, s, limit, INT64_MAX);
+  } while (!s.done);
+  return s.best;
 }
 
-/// Plans one tiling problem. Takes the problem by value: layers of equal shape (MobileNet's
-/// repeated blocks) then share one evaluation in a compiler that memoizes constant calls.
-constexpr layer_plan plan_problem(tiling_problem P, objective o) {
-  const tiling_choice c = search_on_cores(P, o);
+/// The layer plan of a search's choice `c` for problem `P`.
+constexpr layer_plan plan_of_choice(const tiling_problem& P, objective o, const tiling_choice& c) {
   if (!c.found) {
     layer_plan r = make_layer_plan(P, 1, 1, P.whole_rows ? P.W : 1, cost::default_split(P));
     r.fits = false;
@@ -442,6 +551,55 @@ constexpr layer_plan plan_problem(tiling_problem P, objective o) {
   return r;
 }
 
+/// Plans one tiling problem. Takes the problem by value: layers of equal shape (MobileNet's
+/// repeated blocks) then share one evaluation in a compiler that memoizes constant calls.
+constexpr layer_plan plan_problem(tiling_problem P, objective o) {
+  return plan_of_choice(P, o, search_on_cores(P, o));
+}
+
+/// Candidates one slice of a compile-time search steps through (sliced_plan): a constant of
+/// its own each, so that a search of any size up to search_work_limit stays under clang's
+/// default step limit (1,048,576 a constant, about 500 steps a candidate) as well as GCC's
+/// operation limit (bench/README.md, "Compile-time cost of a plan").
+inline constexpr std::int64_t search_slice_work = 1024;
+
+namespace plan_detail {
+/// Slice N of the search of problem Q under objective O: its progress after slice N.
+template <tiling_problem Q, objective O, int N>
+struct search_slice {
+  static constexpr cores_progress value = search_on_cores_step(
+      Q, O, search_slice<Q, O, N - 1>::value, search_work_limit, search_slice_work);
+};
+template <tiling_problem Q, objective O>
+struct search_slice<Q, O, 0> {
+  static constexpr cores_progress value =
+      search_on_cores_step(Q, O, cores_progress{}, search_work_limit, search_slice_work);
+};
+template <tiling_problem Q, objective O, int N = 0>
+consteval tiling_choice sliced_search() {
+  if constexpr (search_slice<Q, O, N>::value.done)
+    return search_slice<Q, O, N>::value.best;
+  else
+    return sliced_search<Q, O, N + 1>();
+}
+}  // namespace plan_detail
+
+/// plan_problem(Q, O) in a constant expression, the search run in slices of
+/// search_slice_work candidates, each a constant of its own: the same plan as plan_problem's
+/// (the slices make the same steps), at a per-constant cost the compilers' default limits
+/// allow for any search.
+template <tiling_problem Q, objective O>
+consteval layer_plan sliced_plan() {
+  return plan_of_choice(Q, O, plan_detail::sliced_search<Q, O>());
+}
+
+/// Whether plan_layer searches layer `l` on platform `p`: not for the network input, nor for
+/// a shape that shape inference did not accept.
+constexpr bool layer_is_searched(const layer& l, const platform& p) {
+  return l.kind != op::input && l.in.h > 0 && l.in.w > 0 && l.in.c > 0 && l.out.h > 0 &&
+         l.out.w > 0 && l.out.c > 0 && p.cores > 0;
+}
+
 /// Plans one layer's L2 -> L1 tiling on platform `p` (L3 decisions are made per network).
 /// A layer that fits nowhere gets `fits == false` and `l1_needed`, the least L1 it needs.
 constexpr layer_plan plan_layer(const layer& l, const platform& p, objective o = objective::model) {
@@ -451,8 +609,7 @@ constexpr layer_plan plan_layer(const layer& l, const platform& p, objective o =
     r.tile_h = r.last_h = l.out.h, r.tile_w = r.last_w = l.out.w, r.tile_c = r.last_c = l.out.c;
     return r;
   }
-  if (l.in.h <= 0 || l.in.w <= 0 || l.in.c <= 0 || l.out.h <= 0 || l.out.w <= 0 || l.out.c <= 0 ||
-      p.cores <= 0) {
+  if (!layer_is_searched(l, p)) {
     // Not a layer shape inference accepted: nothing can be planned.
     layer_plan r;
     r.kind = l.kind;
