@@ -83,34 +83,36 @@ inline constexpr int kernel_call = 30;      ///< [estimate] per core: call, core
 // ---- Kernels of tiles with a 16-bit operand (kernels/ctile/kernels/wide.hpp).
 //
 // A layer that reads or writes a 16-bit tensor (tiling_problem::in_bpe or out_bpe 2) runs the
-// portable wide kernels on every core of its split: plain loops with 64-bit accumulators, an
-// element load that assembles each 16-bit value from two bytes, and an exact requantization
-// floor(t * m / d) by a shift when d is a power of two, else through libgcc's 64-bit division, per
-// output; products summed in 32 bits by blocks of 256 (wide::dot). Their cost replaces the 8-bit
-// kernel terms (wide_terms_for). [loop]: the inner loop of the CORE-V (clang-19, -O3) build in
-// the freestanding programs bench/kernels/cycles/cycles_wide_*, cycles per iteration on the
-// instruction-set simulator (`corev_iss.py --profile`); [fit:PROGRAM]: the rest of that
-// program's simulated cycles spread over its outputs (bench/README.md, "The cost of 16-bit
-// tensors"). Simulated, not measured on silicon; tests/bench re-measures them (10%).
-/// [loop] conv and pointwise, per MAC: two byte loads of the u16 element, a weight load, mul,
+// portable wide kernels on every core of its split: plain loops with 64-bit accumulators, a
+// halfword load per 16-bit element (two byte loads where the operand is not 2-byte aligned), and
+// an exact requantization floor(t * m / d) by a shift when d is a power of two, else through
+// libgcc's 64-bit division, per output; products summed in 32 bits by blocks of 256
+// (wide::dot_as), the loops made for the element width, signedness and alignment once per tile
+// (wide::with_elements). Their cost replaces the 8-bit kernel terms (wide_terms_for). [loop]:
+// the inner loop of the CORE-V (clang-19, -O3) build in the freestanding programs
+// bench/kernels/cycles/cycles_wide_*, cycles per iteration on the instruction-set simulator
+// (`corev_iss.py --profile`); [fit:PROGRAM]: the rest of that program's simulated cycles spread
+// over its outputs (bench/README.md, "The cost of 16-bit tensors"). Simulated, not measured on
+// silicon; tests/bench re-measures them (10%).
+/// [loop] conv and pointwise, per MAC: the halfword load of the u16 element, a weight load, mul,
 /// the 32-bit add, pointers and counter, the taken branch.
-inline constexpr int wide_conv_per_mac = 11;
+inline constexpr int wide_conv_per_mac = 8;
 /// [fit:cycles_wide_conv3x3, cycles_wide_pointwise] per kernel tap of an output: the row and
 /// column bounds checks and the inner loop's set-up (the two programs give the per-tap and
 /// per-output terms exactly: 9 taps and 1 tap), with the call into the block sum.
-inline constexpr int wide_conv_per_tap = 43;
+inline constexpr int wide_conv_per_tap = 41;
 /// [fit:cycles_wide_conv3x3, cycles_wide_pointwise] per output: batch-norm in 64 bits, the
 /// requantization's 64-bit product and shift, clamp, store.
-inline constexpr int wide_conv_per_output = 203;
+inline constexpr int wide_conv_per_output = 200;
 /// [loop] depthwise, per tap of an output: the bounds checks, the CHW element load, the
 /// 64-bit multiply-accumulate.
 inline constexpr int wide_dw_per_tap = 25;
 /// [fit:cycles_wide_depthwise3x3] per output: bias, requantization, store.
 inline constexpr int wide_dw_per_output = 430;
 /// [loop] linear, per MAC (the block sum over the flattened input, as conv's).
-inline constexpr int wide_linear_per_mac = 11;
+inline constexpr int wide_linear_per_mac = 8;
 /// [fit:cycles_wide_linear] per output: bias, requantization (64-bit product and shift), store.
-inline constexpr int wide_linear_per_output = 165;
+inline constexpr int wide_linear_per_output = 156;
 /// [estimate] per output and K tile of a wide linear layer whose reduction is cut: the 64-bit
 /// partial sum assembled from 8 bytes and stored back as 8 bytes.
 inline constexpr int wide_linear_partial_per_output = 40;

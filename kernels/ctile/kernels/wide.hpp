@@ -33,9 +33,16 @@ inline void store(void* out, long i, int bytes, std::int32_t v) {
 }
 
 /// Element `i` from `bytes`-byte elements, the width and signedness fixed (the MAC loops).
-template <int Bytes, bool Sgn>
+/// `Aligned`: `p` is 2-byte aligned, so that a 16-bit element is one halfword load (the target
+/// is little-endian, as the elements are).
+template <int Bytes, bool Sgn, bool Aligned = false>
 inline std::int32_t element(const std::uint8_t* p, long i) {
-  if constexpr (Bytes == 2) {
+  if constexpr (Bytes == 2 && Aligned) {
+    std::uint16_t v;
+    __builtin_memcpy(&v, static_cast<const std::uint8_t*>(__builtin_assume_aligned(p, 2)) + 2 * i,
+                     2);
+    return Sgn ? std::int32_t{static_cast<std::int16_t>(v)} : std::int32_t{v};
+  } else if constexpr (Bytes == 2) {
     const auto v = static_cast<std::uint16_t>(p[2 * i] | (p[2 * i + 1] << 8));
     return Sgn ? std::int32_t{static_cast<std::int16_t>(v)} : std::int32_t{v};
   } else {
@@ -46,23 +53,42 @@ inline std::int32_t element(const std::uint8_t* p, long i) {
 /// The products of `n` consecutive elements from `p` and `n` int8 weights, summed exactly. A
 /// product of a 16-bit element and an int8 weight is at most 65,535 x 128 < 2^23 in magnitude,
 /// so 256 of them fit an int32: the sum runs in 32 bits by blocks of 256, carried in 64.
-template <int Bytes, bool Sgn>
+template <int Bytes, bool Sgn, bool Aligned = false>
 inline std::int64_t dot_as(const std::uint8_t* p, const std::int8_t* w, long n) {
   std::int64_t acc = 0;
   while (n > 0) {
     const long m = n < 256 ? n : 256;
     std::int32_t s = 0;
-    for (long i = 0; i < m; ++i) s += element<Bytes, Sgn>(p, i) * w[i];
+    for (long i = 0; i < m; ++i) s += element<Bytes, Sgn, Aligned>(p, i) * w[i];
     acc += s;
     p += m * Bytes, w += m, n -= m;
   }
   return acc;
 }
-inline std::int64_t dot(const std::uint8_t* p, long i0, const std::int8_t* w, long n, int bytes,
-                        bool sgn) {
-  if (bytes == 2)
-    return sgn ? dot_as<2, true>(p + 2 * i0, w, n) : dot_as<2, false>(p + 2 * i0, w, n);
-  return sgn ? dot_as<1, true>(p + i0, w, n) : dot_as<1, false>(p + i0, w, n);
+/// Calls `f.template operator()<Bytes, Sgn, Aligned>()` with the element width and signedness
+/// of an operand at `p` and whether its 16-bit elements are aligned (every element is when `p`
+/// is), so that a kernel's loops are made for them once per tile rather than choosing per
+/// element or per dot product.
+template <class F>
+inline void with_elements(const std::uint8_t* p, int bytes, bool sgn, F&& f) {
+  if (bytes == 2) {
+    const bool aligned = (reinterpret_cast<std::uintptr_t>(p) & 1) == 0;
+    if (sgn) {
+      if (aligned)
+        f.template operator()<2, true, true>();
+      else
+        f.template operator()<2, true, false>();
+    } else {
+      if (aligned)
+        f.template operator()<2, false, true>();
+      else
+        f.template operator()<2, false, false>();
+    }
+  } else if (sgn) {
+    f.template operator()<1, true, false>();
+  } else {
+    f.template operator()<1, false, false>();
+  }
 }
 
 /// The requantization of t as the plan's constants define it (quant.hpp: exact). floor(t m / d)
@@ -91,7 +117,8 @@ inline int out_width(const tile_args& a) {
 
 /// Conv and pointwise: HWC input, weights [c_out][kh][kw][c_in], HWC (or, with out_chw,
 /// channel-major) output; the tile's padding is zero.
-inline void conv(const tile_args& a, const box& b) {
+template <int Bytes, bool Sgn, bool Aligned>
+inline void conv_as(const tile_args& a, const box& b) {
   const int ob = out_width(a);
   for (int oy = b.y0; oy < b.y1; ++oy)
     for (int ox = b.x0; ox < b.x1; ++ox)
@@ -105,7 +132,7 @@ inline void conv(const tile_args& a, const box& b) {
             if (ix < 0 || ix >= a.w_in) continue;
             const long in0 = (static_cast<long>(iy) * a.w_in + ix) * a.c_in;
             const long w0 = ((static_cast<long>(co) * a.kh + ky) * a.kw + kx) * a.c_in;
-            acc += dot(a.in, in0, a.weights + w0, a.c_in, a.in_bytes, a.in_signed);
+            acc += dot_as<Bytes, Sgn, Aligned>(a.in + Bytes * in0, a.weights + w0, a.c_in);
           }
         }
         const long at = a.out_chw ? static_cast<long>(co) * a.h_out * a.w_out +
@@ -113,6 +140,10 @@ inline void conv(const tile_args& a, const box& b) {
                                   : (static_cast<long>(oy) * a.w_out + ox) * a.c_out + co;
         store(a.out, at, ob, finish(a, co, acc));
       }
+}
+inline void conv(const tile_args& a, const box& b) {
+  with_elements(a.in, a.in_bytes, a.in_signed,
+                [&]<int Bytes, bool Sgn, bool Aligned>() { conv_as<Bytes, Sgn, Aligned>(a, b); });
 }
 
 /// Depthwise: CHW input, weights [c][kh][kw], HWC output.
@@ -141,7 +172,8 @@ inline void depthwise(const tile_args& a, const box& b) {
 /// Linear: the flattened input against c_out weight rows; with the reduction cut in K tiles,
 /// the sums carry over in `partial`, 64 bits per output channel (the plan's scratch holds
 /// 8 bytes per channel for a wide linear layer: linear_partial_bytes), so they stay exact.
-inline void linear(const tile_args& a, const box& b) {
+template <int Bytes, bool Sgn, bool Aligned>
+inline void linear_as(const tile_args& a, const box& b) {
   const long k = static_cast<long>(a.h_in) * a.w_in * a.c_in;
   const bool carry_in = a.partial != nullptr && !a.k_first;
   const bool done = a.partial == nullptr || a.k_last;
@@ -152,7 +184,7 @@ inline void linear(const tile_args& a, const box& b) {
     if (carry_in)
       for (int i = 0; i < 8; ++i) carried |= std::uint64_t{partial[8 * co + i]} << (8 * i);
     std::int64_t acc = static_cast<std::int64_t>(carried);
-    acc += dot(a.in, 0, a.weights + co * k, k, a.in_bytes, a.in_signed);
+    acc += dot_as<Bytes, Sgn, Aligned>(a.in, a.weights + co * k, k);
     if (!done) {
       const auto u = static_cast<std::uint64_t>(acc);
       for (int i = 0; i < 8; ++i) partial[8 * co + i] = static_cast<std::uint8_t>(u >> (8 * i));
@@ -160,6 +192,10 @@ inline void linear(const tile_args& a, const box& b) {
       store(a.out, co, ob, finish(a, co, acc));
     }
   }
+}
+inline void linear(const tile_args& a, const box& b) {
+  with_elements(a.in, a.in_bytes, a.in_signed,
+                [&]<int Bytes, bool Sgn, bool Aligned>() { linear_as<Bytes, Sgn, Aligned>(a, b); });
 }
 
 /// Max and average pools: HWC, windows clipped to the tile (padding is skipped by a max and
