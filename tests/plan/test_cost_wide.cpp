@@ -45,11 +45,12 @@ TEST(CostWide, TheLayersReadAndWriteWhatTheyShould) {
 }
 
 TEST(CostWide, ConvAndPointwiseArePerOutput) {
-  // 3x3 conv on a 16-bit 6 x 6 x 4 input: per output 36 MACs, 9 taps, one requantization.
+  // 3x3 conv on a 16-bit 6 x 6 x 4 input: per output 36 MACs, 3 kernel rows (each one sum
+  // over its 3 taps), one requantization.
   const tiling_problem P =
       make_problem(after(true, {6, 6, 4}, conv2d(8, 3).bn().requantized(1, 1 << 14)), gap8);
   const std::int64_t q =
-      36 * cost::wide_conv_per_mac + 9 * cost::wide_conv_per_tap + cost::wide_conv_per_output;
+      36 * cost::wide_conv_per_mac + 3 * cost::wide_conv_per_row + cost::wide_conv_per_output;
   EXPECT_EQ(P.terms.q, q);
   EXPECT_EQ(P.terms.p4, 0);
   EXPECT_EQ(P.terms.u4, 0);
@@ -62,12 +63,17 @@ TEST(CostWide, ConvAndPointwiseArePerOutput) {
   // The whole layer's 4 x 4 x 8 outputs over 8 cores.
   EXPECT_EQ(cost::compute_lower_bound(P), 128 * q / 8);
 
-  // Pointwise with 16 input channels: 16 MACs and one tap per output.
+  // Pointwise with 16 input channels: 16 MACs and one row per output.
   const tiling_problem W =
       make_problem(after(true, {4, 4, 16}, pointwise(8).bn().requantized(1, 1 << 12)), gap8);
   EXPECT_EQ(W.terms.q,
-            16 * cost::wide_conv_per_mac + cost::wide_conv_per_tap + cost::wide_conv_per_output);
+            16 * cost::wide_conv_per_mac + cost::wide_conv_per_row + cost::wide_conv_per_output);
   EXPECT_EQ(W.terms.u4, 0);
+  // A horizontally dilated 3x3 conv: its taps are not consecutive, each one a sum of its own.
+  const tiling_problem D = make_problem(
+      after(true, {9, 9, 4}, conv2d(8, 3).dilated(1, 2).bn().requantized(1, 1 << 14)), gap8);
+  EXPECT_EQ(D.terms.q, 36 * cost::wide_conv_per_mac + 9 * cost::wide_conv_per_row +
+                           cost::wide_conv_per_output);
 }
 
 TEST(CostWide, TheEightBitLayerKeepsTheSimdTerms) {
@@ -76,10 +82,10 @@ TEST(CostWide, TheEightBitLayerKeepsTheSimdTerms) {
   EXPECT_EQ(P.terms.q, cost::requant_per_output);
   // 4 x 2 block per 4 bytes of the 36-byte reduction, plus its set-up.
   EXPECT_EQ(P.terms.p4, 9 * cost::matmul_4x2_per_k4 + cost::matmul_block_setup);
-  // The same block on the wide layer costs more than twenty times as much.
+  // The same block on the wide layer costs more than ten times as much.
   const tiling_problem W =
       make_problem(after(true, {6, 6, 4}, conv2d(8, 3).bn().requantized(1, 1 << 14)), gap8);
-  EXPECT_GT(cost::core_cycles(W, 4, 4, 8), 20 * cost::core_cycles(P, 4, 4, 8));
+  EXPECT_GT(cost::core_cycles(W, 4, 4, 8), 10 * cost::core_cycles(P, 4, 4, 8));
 }
 
 TEST(CostWide, DepthwiseLinearPoolsAndAdd) {
@@ -168,13 +174,13 @@ TEST(CostWide, ThePlanChargesTheWideKernel) {
   const layer w = after(true, {12, 12, 16}, conv2d(16, 3).bn().requantized(1, 1 << 14));
   const layer n = after(false, {12, 12, 16}, conv2d(16, 3).bn().requantized(1, 1 << 14));
   const std::int64_t q =
-      144 * cost::wide_conv_per_mac + 9 * cost::wide_conv_per_tap + cost::wide_conv_per_output;
+      144 * cost::wide_conv_per_mac + 3 * cost::wide_conv_per_row + cost::wide_conv_per_output;
   const layer_plan pw = plan_layer(w, gap8);
   const layer_plan pn = plan_layer(n, gap8);
   ASSERT_TRUE(pw.fits);
   ASSERT_TRUE(pn.fits);
   EXPECT_GE(pw.cycles, 10 * 10 * 16 * q / 8);
-  EXPECT_GT(pw.cycles, 20 * pn.cycles);
+  EXPECT_GT(pw.cycles, 10 * pn.cycles);
 }
 
 TEST(CostWide, TheResidencyEstimateCountsSixteenBitRows) {

@@ -125,7 +125,8 @@ void tune(wide_case& w, std::size_t i, std::mt19937& g) {
 /// Builds a case: input -> conv "a" -> conv "b" -> unclipped sum (9..16 bits; signed when
 /// the convs clip to a signed range) -> the consumer -> a pointwise conv when the consumer's
 /// output is wide again.
-wide_case make_case(std::mt19937& g, consumer k) {
+// `form`: a conv consumer's form (0 same, 1 strided, 2 and 3 dilated), drawn when negative.
+wide_case make_case(std::mt19937& g, consumer k, int form = -1) {
   for (;;) {
     wide_case w;
     // Pools get larger planes: their whole layer must outgrow the least L1 the convolutions
@@ -155,10 +156,26 @@ wide_case make_case(std::mt19937& g, consumer k) {
     for (auto& v : w.input) v = static_cast<std::uint8_t>(pick(g, 0, 255));
     const std::mt19937 data = g;  // the parameters' generator (tune draws the same)
     switch (k) {
-      case consumer::conv:
-        ls.push_back(
-            conv2d(pick(g, 2, 7), 3).same().with_bias().requantized(1, 1).named("consumer"));
+      case consumer::conv: {  // padded, strided or dilated (the kernel sums a row's taps at once
+                              // unless the dilation separates them)
+        const layer base = conv2d(pick(g, 2, 7), 3).with_bias().requantized(1, 1);
+        const int f = pick(g, 0, 3);
+        switch (form >= 0 ? form : f) {
+          case 0:
+            ls.push_back(base.same().named("consumer"));
+            break;
+          case 1:
+            ls.push_back(base.strides(2).padded(1).named("consumer"));
+            break;
+          case 2:
+            ls.push_back(base.dilated(1, 2).padded(1, 1, 2, 2).named("consumer"));
+            break;
+          default:
+            ls.push_back(base.dilated(2, 1).padded(0, 1, 1, 0).named("consumer"));
+            break;
+        }
         break;
+      }
       case consumer::pointwise:
         ls.push_back(pointwise(pick(g, 2, 7)).requantized(1, 1).named("consumer"));
         break;
@@ -246,7 +263,7 @@ TEST(ExecutorWide, FamilyMatchesTheReference) {
   int tiled = 0, cases = 0;
   for (int round = 0; round < 4; ++round)
     for (const consumer k : consumers) {
-      const wide_case w = make_case(g, k);
+      const wide_case w = make_case(g, k, round);  // every conv form once
       ++cases;
       // The consumer's output must spread, or bit-exactness says little.
       const auto want = reference::run(w.layers, w.params, w.input);

@@ -15,8 +15,9 @@ iteration (per MAC for conv and linear, per window tap for depthwise and pools),
 summed and divided by the iteration count. The fitted constants ([fit]) take the rest of the
 wide run's cycles, less the model's per-call kernel_call (30), over the tile's outputs:
 
-  conv, pointwise: cycles = macs x conv_per_mac + outputs x (taps x per_tap + per_output),
-                   the 3x3 and the 1x1 programs giving per_tap and per_output exactly;
+  conv, pointwise: cycles = macs x conv_per_mac + outputs x (rows x per_row + per_output),
+                   rows the kernel rows (one sum over a row's taps), the 3x3 and the 1x1
+                   programs giving per_row and per_output exactly;
   depthwise:       cycles = outputs x (9 x dw_per_tap + dw_per_output);
   linear:          cycles = macs x linear_per_mac + outputs x linear_per_output;
   average pool:    cycles = outputs x (4 x pool_per_tap + avgpool_per_output);
@@ -103,12 +104,13 @@ def measure(elfs):
     c = {}
     per_mac = loop_cycles(runs["conv3x3"][1], macs("conv3x3"))
     c["wide_conv_per_mac"] = per_mac
-    o3, t3 = TILES["conv3x3"]
-    o1, t1 = TILES["pointwise"]
-    a = (cyc("conv3x3") - macs("conv3x3") * per_mac) / o3  # t3 tap + out
-    b = (cyc("pointwise") - macs("pointwise") * per_mac) / o1  # t1 tap + out
-    c["wide_conv_per_tap"] = (a - b) / (t3 - t1)
-    c["wide_conv_per_output"] = b - t1 * c["wide_conv_per_tap"]
+    o3, _ = TILES["conv3x3"]
+    o1, _ = TILES["pointwise"]
+    r3, r1 = 3, 1  # kernel rows of the two tiles
+    a = (cyc("conv3x3") - macs("conv3x3") * per_mac) / o3  # r3 rows + out
+    b = (cyc("pointwise") - macs("pointwise") * per_mac) / o1  # r1 row + out
+    c["wide_conv_per_row"] = (a - b) / (r3 - r1)
+    c["wide_conv_per_output"] = b - r1 * c["wide_conv_per_row"]
     o, t = TILES["depthwise3x3"]
     c["wide_dw_per_tap"] = loop_cycles(runs["depthwise3x3"][1], o * t)
     c["wide_dw_per_output"] = cyc("depthwise3x3") / o - t * c["wide_dw_per_tap"]

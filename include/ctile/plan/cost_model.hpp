@@ -97,13 +97,14 @@ inline constexpr int kernel_call = 30;      ///< [estimate] per core: call, core
 /// [loop] conv and pointwise, per MAC: the halfword load of the u16 element, a weight load, mul,
 /// the 32-bit add, pointers and counter, the taken branch.
 inline constexpr int wide_conv_per_mac = 8;
-/// [fit:cycles_wide_conv3x3, cycles_wide_pointwise] per kernel tap of an output: the row and
-/// column bounds checks and the inner loop's set-up (the two programs give the per-tap and
-/// per-output terms exactly: 9 taps and 1 tap), with the call into the block sum.
-inline constexpr int wide_conv_per_tap = 41;
+/// [fit:cycles_wide_conv3x3, cycles_wide_pointwise] per kernel row of an output: the bounds
+/// checks and the block sum's set-up, one sum over the row's taps (their elements follow one
+/// another in the HWC input); with a horizontal dilation every tap is a row of its own. The two
+/// programs give the per-row and per-output terms exactly: 3 rows and 1 row.
+inline constexpr int wide_conv_per_row = 71;
 /// [fit:cycles_wide_conv3x3, cycles_wide_pointwise] per output: batch-norm in 64 bits, the
 /// requantization's 64-bit product and shift, clamp, store.
-inline constexpr int wide_conv_per_output = 200;
+inline constexpr int wide_conv_per_output = 143;
 /// [loop] depthwise, per tap of an output: the bounds checks, the CHW element load, the
 /// 64-bit multiply-accumulate.
 inline constexpr int wide_dw_per_tap = 25;
@@ -112,7 +113,7 @@ inline constexpr int wide_dw_per_output = 430;
 /// [loop] linear, per MAC (the block sum over the flattened input, as conv's).
 inline constexpr int wide_linear_per_mac = 8;
 /// [fit:cycles_wide_linear] per output: bias, requantization (64-bit product and shift), store.
-inline constexpr int wide_linear_per_output = 156;
+inline constexpr int wide_linear_per_output = 157;
 /// [estimate] per output and K tile of a wide linear layer whose reduction is cut: the 64-bit
 /// partial sum assembled from 8 bytes and stored back as 8 bytes.
 inline constexpr int wide_linear_partial_per_output = 40;
@@ -299,7 +300,8 @@ constexpr kernel_terms wide_terms_for(const tiling_problem& P) {
   const std::int64_t taps = std::int64_t{P.kernel.h} * P.kernel.w;
   switch (P.kind) {
     case op::conv:
-      k.q = taps * P.Cin * wide_conv_per_mac + taps * wide_conv_per_tap + wide_conv_per_output;
+      k.q = taps * P.Cin * wide_conv_per_mac +
+            (P.dilation.w == 1 ? P.kernel.h : taps) * wide_conv_per_row + wide_conv_per_output;
       break;
     case op::depthwise:
       k.q = taps * wide_dw_per_tap + wide_dw_per_output;

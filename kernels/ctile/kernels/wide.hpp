@@ -52,9 +52,11 @@ inline std::int32_t element(const std::uint8_t* p, long i) {
 
 /// The products of `n` consecutive elements from `p` and `n` int8 weights, summed exactly. A
 /// product of a 16-bit element and an int8 weight is at most 65,535 x 128 < 2^23 in magnitude,
-/// so 256 of them fit an int32: the sum runs in 32 bits by blocks of 256, carried in 64.
+/// so 256 of them fit an int32: the sum runs in 32 bits by blocks of 256, carried in 64. Kept
+/// out of line: inlined into a kernel's loops, its MAC loop ran short of registers under GCC
+/// (rv32imc) and spilled to the stack every MAC.
 template <int Bytes, bool Sgn, bool Aligned = false>
-inline std::int64_t dot_as(const std::uint8_t* p, const std::int8_t* w, long n) {
+[[gnu::noinline]] std::int64_t dot_as(const std::uint8_t* p, const std::int8_t* w, long n) {
   std::int64_t acc = 0;
   while (n > 0) {
     const long m = n < 256 ? n : 256;
@@ -124,15 +126,28 @@ inline void conv_as(const tile_args& a, const box& b) {
     for (int ox = b.x0; ox < b.x1; ++ox)
       for (int co = b.c0; co < b.c1; ++co) {
         std::int64_t acc = 0;
+        const int x0 = ox * a.sw - a.pad_l;  // the input column of tap kx = 0
         for (int ky = 0; ky < a.kh; ++ky) {
           const int iy = oy * a.sh - a.pad_t + ky * a.dh;
           if (iy < 0 || iy >= a.h_in) continue;
+          const long row = static_cast<long>(iy) * a.w_in;
+          const long w_row = (static_cast<long>(co) * a.kh + ky) * a.kw;
+          if (a.dw == 1) {
+            // The taps of a kernel row that lie in the tile are consecutive pixels, whose
+            // elements follow one another in the HWC input as their weights do: one sum.
+            const int k0 = x0 < 0 ? -x0 : 0;
+            const int k1 = a.w_in - x0 < a.kw ? a.w_in - x0 : a.kw;
+            if (k1 > k0)
+              acc += dot_as<Bytes, Sgn, Aligned>(a.in + Bytes * (row + x0 + k0) * a.c_in,
+                                                 a.weights + (w_row + k0) * a.c_in,
+                                                 static_cast<long>(k1 - k0) * a.c_in);
+            continue;
+          }
           for (int kx = 0; kx < a.kw; ++kx) {
-            const int ix = ox * a.sw - a.pad_l + kx * a.dw;
+            const int ix = x0 + kx * a.dw;
             if (ix < 0 || ix >= a.w_in) continue;
-            const long in0 = (static_cast<long>(iy) * a.w_in + ix) * a.c_in;
-            const long w0 = ((static_cast<long>(co) * a.kh + ky) * a.kw + kx) * a.c_in;
-            acc += dot_as<Bytes, Sgn, Aligned>(a.in + Bytes * in0, a.weights + w0, a.c_in);
+            acc += dot_as<Bytes, Sgn, Aligned>(a.in + Bytes * (row + ix) * a.c_in,
+                                               a.weights + (w_row + kx) * a.c_in, a.c_in);
           }
         }
         const long at = a.out_chw ? static_cast<long>(co) * a.h_out * a.w_out +
