@@ -1,7 +1,7 @@
 // ctile-plan: the tiling plan of a network, as a table or JSON.
 //
 //   ctile-plan --list
-//   ctile-plan NAME [--platform gap8|pulp128k|pulp_open|host] [--l1 BYTES] [--l2 BYTES]
+//   ctile-plan NAME [--platform gap8|gap8_dory|pulp128k|pulp_open|host] [--l1 BYTES] [--l2 BYTES]
 //                   [--objective model|dory] [--json]
 //   ctile-plan NAME --solver z3|constexpr [--platform ...] [--l1 BYTES] [--l2 BYTES] [--json]
 //
@@ -74,14 +74,18 @@ struct platform_entry {
   const char* name;
   platform value;
 };
-const platform_entry platforms[] = {
-    {"gap8", gap8}, {"pulp128k", pulp_128k}, {"pulp_open", pulp_open}, {"host", host}};
+const platform_entry platforms[] = {{"gap8", gap8},
+                                    {"gap8_dory", gap8_dory},
+                                    {"pulp128k", pulp_128k},
+                                    {"pulp_open", pulp_open},
+                                    {"host", host}};
 
 int usage(const char* why) {
   if (why != nullptr) std::fprintf(stderr, "ctile-plan: %s\n", why);
   std::fprintf(stderr,
                "usage: ctile-plan --list\n"
-               "       ctile-plan NAME [--platform gap8|pulp128k|host] [--l1 BYTES] [--l2 BYTES]\n"
+               "       ctile-plan NAME [--platform gap8|gap8_dory|pulp128k|pulp_open|host] [--l1 "
+               "BYTES] [--l2 BYTES]\n"
                "                       [--objective model|dory] [--json]\n"
                "       ctile-plan NAME --solver z3|constexpr [--platform ...] [--l1 BYTES]\n"
                "                       [--l2 BYTES] [--json]\n"

@@ -3,6 +3,7 @@
 // SDK's BSP. The fabric controller's side (main) opens the cluster and sends the task; it is
 // compiled only when linking against the SDK (CTILE_GAP8_MAIN).
 #include <ctile/hal/pmsis.hpp>
+#include <ctile/platform/gap8.hpp>
 #include <ctile/schedule/dma_split.hpp>
 
 #include <cstdint>
@@ -67,6 +68,9 @@ int main() {
   if (args.l1 == nullptr) return 2;
   struct pi_cluster_task task;
   pi_cluster_task(&task, ctile_gap8_cluster_entry, &args);
+  // The stacks ctile::gap8 leaves the rest of L1 to tiles after (docs/gap8.md).
+  task.stack_size = static_cast<std::uint32_t>(ctile::gap8.l1_stack_master);
+  task.slave_stack_size = static_cast<std::uint32_t>(ctile::gap8.l1_stack_worker);
   pi_cluster_send_task_to_cl(&cluster_dev, &task);
   int want = 0, bad = 0;
   for (std::uint32_t i = 0; i < bytes; ++i) {

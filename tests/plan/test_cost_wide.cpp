@@ -211,7 +211,7 @@ TEST(CostWide, TheSearchFindsTheModelsMinimumForWideLayers) {
   int compared = 0;
   for (const layer& l : ls) {
     for (int budget : {27300 + 900, 27300 + 1800, 27300 + 4000, 64000}) {
-      const platform p = gap8.with_l1(budget);
+      const platform p = gap8_dory.with_l1(budget);  // 27,300 B of stacks
       const tiling_problem P = make_problem(l, p);
       SCOPED_TRACE(std::to_string(static_cast<int>(l.kind)) + " budget " + std::to_string(budget));
       const layer_plan got = plan_layer(l, p);

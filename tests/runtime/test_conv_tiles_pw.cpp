@@ -60,12 +60,12 @@ TEST(ConvTiles, LinearWholeInputAndOutput) {
   check<fc_odd, apart>({{{0, 1, 0, 9}}, {{0, 1, 0, 3}, {0, 1, 3, 9}}}, 8, 28);
 }
 
-// MobileNet-v1's classifier as GAP-8's planner tiles it: 1 MB of weights through L1 in 64
-// tiles, each one command of data and the fork, the int32 outputs by buffers of channel tiles;
-// whole, and by L3-sized channel stripes.
+// MobileNet-v1's classifier as GAP-8's planner tiles it in DORY's L1 budget (gap8_dory): 1 MB of
+// weights through L1 in 64 tiles, each one command of data and the fork, the int32 outputs by
+// buffers of channel tiles; whole, and by L3-sized channel stripes.
 TEST(ConvTiles, MobileNetClassifier) {
   using cls = network<input(1, 1, 1024), linear(1000).with_bias().raw()>;
-  constexpr layer_plan p = plan_of<cls, gap8>.layers[1];
+  constexpr layer_plan p = plan_of<cls, gap8_dory>.layers[1];
   static_assert(p.n_k == 2 && p.tile_c == 32 && p.x_copies == 1 && p.y_copies == 2 &&
                     p.y_bytes > p.tile_c * 4 && schedule::tile_data_merged(cls::layers[1], p),
                 "The classifier's tiles stream: two K tiles of one command each, the input "

@@ -22,7 +22,9 @@ engine reference_engine() {
 }
 
 platform platform_of(const platform_options& o) {
-  platform p = o.platform == "host" ? ctile::host : ctile::gap8;
+  platform p = o.platform == "host"        ? ctile::host
+               : o.platform == "gap8_dory" ? ctile::gap8_dory
+                                           : ctile::gap8;
   if (o.stack_master >= 0)
     p = p.with_stacks(o.stack_master, o.stack_worker >= 0 ? o.stack_worker : o.stack_master);
   if (o.l1 > 0) p = p.with_l1(static_cast<int>(o.l1));

@@ -29,8 +29,9 @@ std::optional<std::int64_t> parse_bytes(const std::string& s) {
 }
 
 std::string validate(const platform_options& p) {
-  if (p.platform != "gap8" && p.platform != "host")
-    return "unknown platform '" + p.platform + "' (known: gap8, host)";
+  const bool on_gap8 = p.platform == "gap8" || p.platform == "gap8_dory";
+  if (!on_gap8 && p.platform != "host")
+    return "unknown platform '" + p.platform + "' (known: gap8, gap8_dory, host)";
   if (p.l1 < 0 || p.l1 > (std::int64_t{1} << 24)) return "--l1 must be between 1 B and 16 MiB";
   if (p.l2 < 0 || p.l2 > (std::int64_t{1} << 32)) return "--l2 must be between 1 B and 4 GiB";
   if (p.l1_tiles < 0 || p.l1_tiles > (std::int64_t{1} << 24))
@@ -44,9 +45,9 @@ std::string validate(const platform_options& p) {
            std::to_string(t.cores - 1) + " x " + std::to_string(t.l1_stack_worker) +
            " B); give the L1 left for tiles with --l1-tiles, or smaller stacks with --stacks";
   if (p.l1 != 0 && p.l2 != 0 && p.l1 > p.l2) return "--l1 larger than --l2";
-  if (p.platform == "gap8" && t.l1_bytes > 64 * 1024)
+  if (on_gap8 && t.l1_bytes > 64 * 1024)
     return "L1 of " + std::to_string(t.l1_bytes) + " B (stacks included) exceeds GAP-8's 64 KiB";
-  if (p.platform == "gap8" && p.l2 > 512 * 1024) return "--l2 exceeds GAP-8's 512 KiB of L2";
+  if (on_gap8 && p.l2 > 512 * 1024) return "--l2 exceeds GAP-8's 512 KiB of L2";
   return {};
 }
 

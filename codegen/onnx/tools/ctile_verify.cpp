@@ -12,7 +12,7 @@ namespace {
 int usage(const char* argv0) {
   std::fprintf(
       stderr,
-      "usage: %s DIR [--dump OUTDIR] [--platform gap8|host] [--l1 BYTES] [--l2 BYTES]\n"
+      "usage: %s DIR [--dump OUTDIR] [--platform gap8|gap8_dory|host] [--l1 BYTES] [--l2 BYTES]\n"
       "                 [--l1-tiles BYTES] [--stacks MASTER[,WORKER]]\n"
       "                 [--engine tiled|reference] [--drop-epilogue] [--saturate] [--json]\n"
       "DIR holds model_int.onnx, input.txt and out_layerK.txt (DORY's format), or\n"

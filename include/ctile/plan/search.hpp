@@ -164,7 +164,7 @@ struct tiling_choice {
 /// Every example network's search on GAP-8 ends below it, so their plans are exact optima; a
 /// plan made at run time (ctile-plan, plan_network outside a constant) is never cut unless a
 /// limit is passed.
-inline constexpr std::int64_t search_work_limit = 5600;
+inline constexpr std::int64_t search_work_limit = 8192;
 
 /// The work limit of a search: `asked` when positive; else search_work_limit in a constant
 /// evaluation and none at run time.

@@ -42,9 +42,11 @@ inline constexpr hal::dma_limits pulp_open_dma{.max_command_bytes = 65532,
 /// - L1: the 64 KiB TCDM less 2 KiB for what the runtime keeps there (its L1 data sections, the
 ///   allocator, the fork descriptor); the cluster stacks come from the same L1 heap,
 ///   CLUSTER_STACK_SIZE for each of the 8 cores, core 0 included. The runtime's default (0x800)
-///   is too small for the executor on core 0 (its deepest chain of frames, from -fstack-usage
-///   at -Os: ~2.6 KB), so ctile's images build the runtime with CLUSTER_STACK_SIZE=0xC00 and
-///   the platform counts 3 KiB a core; a build that changes it changes `with_stacks` alike.
+///   is too small for the executor on core 0 (its deepest chain of frames, read off the machine
+///   code at -Os by bench/stack: 2,704 B, checked with a 256 B margin by CTest
+///   `bench.stack.rv32imc_Os.pulp_open`), so ctile's images build the runtime with
+///   CLUSTER_STACK_SIZE=0xC00 and the platform counts 3 KiB a core; a build that changes it changes
+///   `with_stacks` alike.
 /// - L2: 512 KiB, of which 128 KiB are kept for code (the runtime's and the firmware's), the
 ///   runtime's data and the stacks of the fabric controller.
 /// - L3: the HyperRAM on the SoC's uDMA HyperBus peripheral, through ctile's own driver
