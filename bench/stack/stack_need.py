@@ -14,9 +14,12 @@ How a function's frame and calls are found:
   compressed forms; `sub sp,sp,R` / `add sp,sp,R` with R set from a constant in the function).
   A shrink-wrapped function with two prologues is counted twice: an upper bound.
 - calls: `jal`/`jalr` with a link to a symbol (linked code), or to the symbol of an
-  R_RISCV_CALL / R_RISCV_CALL_PLT / R_RISCV_JAL relocation (relocatable code). A tail call
-  (`j` or `tail` to another function) is counted as a call made inside the caller's frame, which
-  again can only overstate.
+  R_RISCV_CALL / R_RISCV_CALL_PLT / R_RISCV_JAL relocation (relocatable code).
+- tail calls (`j` or `tail` to another function): the callee runs in place of the caller, its
+  frame released, when the jump follows a stack-pointer increment (the epilogue) in straight-line
+  code: no branch of the function lands between the increment and the jump (in relocatable
+  code, a function with unresolved branch targets has none of these). Any other tail call is
+  counted as a call made inside the caller's frame, which can only overstate.
 - `-msave-restore` millicode: a call of `__riscv_save_N` (link in t0) adds that routine's
   frame to the caller's own; a jump to `__riscv_restore_N` releases it.
 - a jump through a register without a link (`jr`) is taken for a switch table inside the
@@ -26,7 +29,8 @@ How a function's frame and calls are found:
   call (`jalr` with a link through a register), recursion, a call to a function that is in none
   of the files and has no --extern figure.
 
-The depth of a function is its frame plus the deepest of its callees. --budget (or the 32-bit
+The depth of a function is its frame plus the deepest of its callees, or the depth of its
+deepest released tail call if that is more. --budget (or the 32-bit
 value of --budget-symbol in the first file) checks: every root's depth plus --margin must fit.
 Prints `stack need ok` when it does, `FAIL ...` otherwise.
 
@@ -57,6 +61,10 @@ class Function:
         self.problems = []
         self.indirect = False  # calls through a register
         self.millicode = set()  # __riscv_save_N routines: their frame stays the caller's
+        self.tail_calls = set()  # tail calls made with the frame released (see read_functions)
+        self.events = []  # (address, "release" | "sp" | "tail", callee) in address order
+        self.targets = set()  # addresses the function's own branches and jumps land on
+        self.unresolved = False  # a branch whose target is a relocation (relocatable code)
 
 
 def parse_int(s):
@@ -81,12 +89,25 @@ def read_functions(lines, funcs):
     def finish(f):
         if f is None:
             return
+        # Tail calls: released when the last stack-pointer change before the jump is an
+        # increment and no branch lands after it, up to and including the jump.
+        last = None
+        for addr, kind, callee in f.events:
+            if kind != "tail":
+                last = (addr, kind)
+                continue
+            released = (not f.unresolved and not f.millicode and last is not None and
+                        last[1] == "release" and
+                        not any(last[0] < t <= addr for t in f.targets))
+            (f.tail_calls if released else f.calls).add(callee)
+        f.tail_calls -= f.calls
         old = funcs.get(f.name)
         if old is None:
             funcs[f.name] = f
         else:
             old.frame = max(old.frame, f.frame)
             old.calls |= f.calls
+            old.tail_calls = (old.tail_calls | f.tail_calls) - old.calls
             old.indirect = old.indirect or f.indirect
             old.millicode |= f.millicode
             old.problems += [p for p in f.problems if p not in old.problems]
@@ -106,6 +127,9 @@ def read_functions(lines, funcs):
         r = RELOC.match(line)
         if r:
             kind, sym = r.group(2), r.group(3)
+            if kind in ("R_RISCV_BRANCH", "R_RISCV_RVC_BRANCH", "R_RISCV_RVC_JUMP",
+                        "R_RISCV_JAL") and sym.startswith(".L"):
+                cur.unresolved = True  # a local branch or jump whose target is not shown
             if kind in ("R_RISCV_CALL", "R_RISCV_CALL_PLT"):
                 pending_call = sym
             elif kind == "R_RISCV_JAL":
@@ -118,7 +142,15 @@ def read_functions(lines, funcs):
         if not i:
             continue
         op, args = i.group(2), i.group(3)
+        here = int(i.group(1), 16)
         ops = [a.strip() for a in args.split("#")[0].split(",")] if args else []
+        # Where the function's own branches and jumps land.
+        if (op.startswith(("b", "c.b")) or op in ("j", "c.j", "jal", "c.jal")) and "<" in args:
+            t = TARGET.search(args)
+            if t and (t.group(1) == cur.name or t.group(1).startswith(".L")):
+                hx = re.search(r"([0-9a-f]+) <", args)
+                if hx:
+                    cur.targets.add(int(hx.group(1), 16))
         # Stack-pointer adjustments.
         if op in ("addi", "add", "c.addi", "c.addi16sp") and len(ops) >= 2 and ops[0] == REG_SP:
             src = ops[1] if len(ops) == 3 else REG_SP
@@ -127,9 +159,11 @@ def read_functions(lines, funcs):
                 v = parse_int(val)
                 if v < 0:
                     cur.frame += -v
+                cur.events.append((here, "release" if v > 0 else "sp", None))
             elif src == REG_SP and val in consts:
                 if consts[val] < 0:
                     cur.frame += -consts[val]
+                cur.events.append((here, "release" if consts[val] > 0 else "sp", None))
             elif src == REG_SP:
                 cur.problems.append("stack pointer moved by register " + val)
         elif op in ("sub", "c.sub") and ops and ops[0] == REG_SP:
@@ -139,8 +173,11 @@ def read_functions(lines, funcs):
                     cur.frame += consts[val]
             else:
                 cur.problems.append("stack pointer moved by register " + val)
+            cur.events.append((here, "sp", None))
         elif op in ("mv", "c.mv") and ops and ops[0] == REG_SP:
-            pass  # restores from a frame pointer: never deeper than the frame already counted
+            # restores from a frame pointer: never deeper than the frame already counted, but
+            # not an increment this tool can size
+            cur.events.append((here, "sp", None))
         # Constants a large frame is built from.
         if op in ("li", "c.li") and len(ops) == 2:
             try:
@@ -174,7 +211,10 @@ def read_functions(lines, funcs):
             elif linked_to and linked_to.startswith("__riscv_restore"):
                 pass  # releases the frame and returns for the caller
             elif linked_to and linked_to != cur.name and not linked_to.startswith(".L"):
-                cur.calls.add(linked_to)
+                if op in ("j", "c.j") or (ops and ops[0] == "zero"):
+                    cur.events.append((here, "tail", linked_to))
+                else:
+                    cur.calls.add(linked_to)
             elif linked_to == cur.name and op in ("jal", "c.jal") and (not ops or ops[0] != "zero"):
                 cur.calls.add(cur.name)  # a call to itself: recursion
         elif op in ("jalr", "c.jalr", "jr", "c.jr"):
@@ -185,7 +225,10 @@ def read_functions(lines, funcs):
                 if pending_call.startswith("__riscv_save"):
                     cur.millicode.add(pending_call)
                 elif not pending_call.startswith((".L", "__riscv_restore")):
-                    cur.calls.add(pending_call)
+                    if link:
+                        cur.calls.add(pending_call)
+                    else:
+                        cur.events.append((here, "tail", pending_call))
                 pending_call = None
             elif link:
                 t = TARGET.search(args.split("#")[1]) if "#" in args else None
@@ -227,6 +270,11 @@ def depths(funcs, externs):
             d, ch = depth(c)
             if d > best:
                 best, chain = d, ch
+        tail, tail_chain = 0, []
+        for c in sorted(f.tail_calls):
+            d, ch = depth(c)
+            if d > tail:
+                tail, tail_chain = d, ch
         stack.pop()
         saved = 0
         for m in f.millicode:
@@ -235,9 +283,16 @@ def depths(funcs, externs):
                 errors.append(("no code for the register-save routine", m))
             else:
                 saved = max(saved, g.frame)
-        memo[name] = (f.frame + saved + best, [name] + chain)
+        own = f.frame + saved + best
+        # A released tail call's chain starts with this function at no cost of its own.
+        if own >= tail:
+            memo[name] = (own, [name] + chain)
+        else:
+            memo[name] = (tail, [name] + tail_chain)
+            depth.released.add(name)
         return memo[name]
 
+    depth.released = set()  # functions whose depth is a released tail call's
     return depth, errors
 
 
@@ -279,9 +334,10 @@ def short(name, width=110):
 SELF_TEST_ASM = r"""
     .option nopic
     .text
-    .globl root, left, right, leaf, big, table_user, target_a, target_b
+    .globl root, left, right, leaf, big, table_user, target_a, target_b, deep_tail, held_tail
+    .globl cold_jump
     .globl dyn, ind, rec, missing_caller, saver, __riscv_save_t, __riscv_restore_t
-root:                      # 32 + max(left, right) = 32 + 2088 = 2120
+root:                      # 32 + max(left, right) = 32 + 2080 = 2112
     addi sp, sp, -32
     sw ra, 28(sp)
     call left
@@ -296,11 +352,26 @@ left:                      # 16 + leaf = 24
     lw ra, 12(sp)
     addi sp, sp, 16
     ret
-right:                     # 2032 + 48 + leaf (a tail call) = 2088
+right:                     # max(2032 + 48, leaf): leaf a tail call, the frame released = 2080
     addi sp, sp, -2032
     addi sp, sp, -48
     addi sp, sp, 2032
     addi sp, sp, 48
+    tail leaf
+deep_tail:                 # max(16 + leaf, big) = 4120: a released tail call deeper than the frame
+    addi sp, sp, -16
+    sw ra, 12(sp)
+    call leaf
+    lw ra, 12(sp)
+    addi sp, sp, 16
+    tail big
+held_tail:                 # 32 + leaf = 40: a branch lands between the release and the jump
+    addi sp, sp, -32
+    beqz a0, 1f
+    addi sp, sp, 32
+1:  tail leaf
+cold_jump:                 # 64 + leaf = 72: no release before the jump
+    addi sp, sp, -64
     tail leaf
 leaf:                      # 8
     c.addi sp, -8
@@ -390,7 +461,8 @@ def self_test(objdump):
         for form, path in (("relocatable", obj), ("linked", elf)):
             funcs = {}
             read_functions(disassemble(objdump, path), funcs)
-            want = {"root": 2120, "left": 24, "right": 2088, "leaf": 8, "big": 4120, "saver": 32}
+            want = {"root": 2112, "left": 24, "right": 2080, "leaf": 8, "big": 4120, "saver": 32,
+                    "deep_tail": 4120, "held_tail": 40, "cold_jump": 72}
             depth, errors = depths(funcs, [])
             for name, w in want.items():
                 got = depth(name)[0]
@@ -504,6 +576,9 @@ def main():
         print("%s: %d roots, deepest %d bytes" % (label, len(roots), best))
         for n in chain:
             f = funcs.get(n)
+            if n in depth.released:
+                print("  %5d  [tail call, frame released] %s" % (0, short(names.get(n, n), 80)))
+                continue
             frame = f.frame if f else depth(n)[0]
             print("  %5d  %s" % (frame, short(names.get(n, n))))
         if label in budgets:

@@ -8,6 +8,7 @@
 #include <ctile/platform/host.hpp>
 #include <ctile/platform/pulp_open.hpp>
 #include <memory>
+#include <span>
 
 #include "network/report.hpp"
 #include "networks/cifar10_cnn.hpp"
@@ -59,8 +60,21 @@ TEST(BenchReport, DoryObjectiveIsNotFasterUnderTheModel) {
   const auto ours = std::make_unique<network_plan<Net::size>>(plan_network(Net::layers, gap8));
   const auto dory =
       std::make_unique<network_plan<Net::size>>(plan_network(Net::layers, gap8, objective::dory));
-  for (std::size_t i = 1; i < Net::size; ++i)
+  for (std::size_t i = 1; i < Net::size; ++i) {
+    if (ours->layers[i].out_chw) {
+      // The producer of a channel-major depthwise input is planned in whole-width tiles for
+      // its reader (choose_channel_major), which may cost it a few cycles and save its reader
+      // many: compared with the reader's cycles added.
+      const int r = sole_depthwise_reader(std::span<const layer>(Net::layers), i);
+      ASSERT_GT(r, 0) << "layer " << i;
+      const auto j = static_cast<std::size_t>(r);
+      EXPECT_LE(ours->layers[i].l1_cycles + ours->layers[j].l1_cycles,
+                dory->layers[i].l1_cycles + dory->layers[j].l1_cycles)
+          << "layers " << i << " and " << j;
+      continue;
+    }
     EXPECT_LE(ours->layers[i].l1_cycles, dory->layers[i].l1_cycles) << "layer " << i;
+  }
 }
 
 // The L2 bytes alive at a step never exceed the arena's peak.

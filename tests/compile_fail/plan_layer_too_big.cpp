@@ -1,4 +1,4 @@
-// expect: layer_does_not_fit_in_l1<1, ctile::fixed_string<4>\{"big"\}, ctile::op::conv, [0-9]+, 46164>.*no tiling of this layer fits L1
+// expect: layer_does_not_fit_in_l1<1, ctile::fixed_string<4>\{"big"\}, ctile::op::conv, [0-9]+, 50196>.*no tiling of this layer fits L1
 #include <ctile/ctile.hpp>
 #include <ctile/platform/gap8.hpp>
 #include <ctile/schedule/executor.hpp>

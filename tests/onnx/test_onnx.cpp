@@ -78,20 +78,20 @@ TEST(Options, ByteCountsAndPlatformLimits) {
   EXPECT_FALSE(validate({"gap8", 100000, 0}).empty());  // over GAP-8's L1
   EXPECT_FALSE(validate({"nope", 0, 0}).empty());
   EXPECT_FALSE(validate({"host", 2000, 1000}).empty());  // L1 > L2
-  // The L1 left for tiles: GAP-8's stacks are 3,500 B + 7 x 2,048 B (ctile's code, measured
+  // The L1 left for tiles: GAP-8's stacks are 3,500 B + 7 x 1,472 B (ctile's code, measured
   // by bench/stack), DORY's 3,500 B + 7 x 3,400 B.
-  EXPECT_EQ(platform_of({"gap8", 0, 0, 8192}).l1_bytes, 8192 + 3500 + 7 * 2048);
+  EXPECT_EQ(platform_of({"gap8", 0, 0, 8192}).l1_bytes, 8192 + 3500 + 7 * 1472);
   EXPECT_EQ(platform_of({"gap8_dory", 0, 0, 8192}).l1_bytes, 8192 + 3500 + 7 * 3400);
   EXPECT_EQ(platform_of({"gap8_dory", 0, 0, 0}).l1_budget(), 36700);
   EXPECT_TRUE(validate({"gap8_dory", 64000, 400000}).empty());
   EXPECT_FALSE(validate({"gap8_dory", 0, 0, 40000}).empty());  // 40000 + stacks > 64 KiB
   EXPECT_EQ(platform_of({"gap8", 0, 0, 8192}).l1_budget(), 8192);
   EXPECT_EQ(platform_of({"gap8", 16384, 0, 0, 1024, 512}).l1_budget(), 16384 - 1024 - 7 * 512);
-  EXPECT_FALSE(validate({"gap8", 16384, 0}).empty());  // no room beside the stacks
+  EXPECT_FALSE(validate({"gap8", 12288, 0}).empty());  // no room beside the stacks
   EXPECT_TRUE(validate({"gap8", 16384, 0, 0, 1024, 512}).empty());
   EXPECT_FALSE(validate({"gap8", 64000, 0, 8192}).empty());  // --l1 and --l1-tiles
-  EXPECT_FALSE(validate({"gap8", 0, 0, 50000}).empty());     // 50000 + stacks > 64 KiB
-  EXPECT_TRUE(validate({"gap8", 0, 0, 46164}).empty());
+  EXPECT_FALSE(validate({"gap8", 0, 0, 52000}).empty());     // 52000 + stacks > 64 KiB
+  EXPECT_TRUE(validate({"gap8", 0, 0, 50196}).empty());
 }
 
 TEST(Align, GoldenFilesByOrderSizeAndValues) {

@@ -1,4 +1,4 @@
-// The reference networks plan inside GAP-8 at compile time: 64 KiB L1 (46,164 B for tiles),
+// The reference networks plan inside GAP-8 at compile time: 64 KiB L1 (50,196 B for tiles),
 // 512 KiB L2, 8 MiB HyperRAM, MobileNet's weights (most of them) in L3 and CIFAR-10's resident in
 // L2 (or in L3 when streaming is forced), every layer within budget; and the compile-time plan
 // equals the run-time plan of the same code.
@@ -33,7 +33,7 @@ TEST(PlanCompileTime, EveryLayerWithinBudget) {
   for (std::size_t i = 1; i < mnv1::size; ++i) {
     const auto& q = mnv1_plan.layers[i];
     EXPECT_TRUE(q.fits);
-    EXPECT_LE(q.l1.total, 46164);
+    EXPECT_LE(q.l1.total, 50196);
     // Streamed weights say why: with them resident, some step would exceed L2.
     if (mnv1::layers[i].has_weights() && q.l3.w) {
       EXPECT_EQ(mnv1_plan.l2[i].w_why, weight_reason::l2_full) << i;
@@ -41,7 +41,7 @@ TEST(PlanCompileTime, EveryLayerWithinBudget) {
     }
   }
   for (std::size_t i = 1; i < cifar::size; ++i) {
-    EXPECT_LE(cifar_plan.layers[i].l1.total, 46164);
+    EXPECT_LE(cifar_plan.layers[i].l1.total, 50196);
   }
 }
 

@@ -183,7 +183,7 @@ TEST(PlanLayout, EveryExampleNetworkOnGap8) {
 using split_net = network<input(8, 8, 64), pointwise(64).bn().named("a"),
                           conv2d(128, 3).same().bn().named("big"), pointwise(64).bn().named("c")>;
 TEST(PlanLayout, WeightsSplitPerLayerWhenOnlySomeFit) {
-  const platform p = gap8.with_l2(48 * 1024).with_code_reserve(0);
+  const platform p = gap8_dory.with_l2(48 * 1024).with_code_reserve(0);
   const auto r = test::plan_at_run_time(test::layers_of<split_net>(), p, objective::model);
   check_layout("split", r, p);
   check_residency("split", r, p);

@@ -95,7 +95,7 @@ TEST(Executor, Cifar10StreamedWeights) {
 using split_net = network<input(8, 8, 64), pointwise(64).bn().requantized(1, 1 << 9).named("a"),
                           conv2d(128, 3).same().bn().requantized(1, 1 << 12).named("big"),
                           pointwise(64).bn().requantized(1, 1 << 11).named("c")>;
-constexpr platform split_l2 = gap8.with_l2(48 * 1024).with_code_reserve(0).named("split-l2");
+constexpr platform split_l2 = gap8_dory.with_l2(48 * 1024).with_code_reserve(0).named("split-l2");
 TEST(Executor, WeightsSplitBetweenL2AndL3) {
   using E = executor<split_net, split_l2>;
   ASSERT_FALSE(E::plan.layers[1].l3.w);

@@ -7,10 +7,11 @@ namespace ctile {
 
 /// GAP-8: 64,000 B of L1 (DORY's figure: the 64 KiB TCDM less what the runtime keeps), less the
 /// stacks of the cluster's cores: 3,500 B for core 0, which runs the executor (its deepest
-/// chain of frames, read off the machine code by bench/stack: 1.8-2.7 KB with GCC 12 and
-/// clang-19 at -O2 and -Os), and 2,048 B for each of the 7 others, which run only the kernels'
-/// fork bodies (deepest chain 0.90-1.42 KB; CTest `bench.stack.*` checks both with a 256 B
-/// margin for the runtime's own frames) = 46,164 B for tiles. A firmware sets the cluster
+/// chain of frames, read off the machine code by bench/stack: 1.9-2.3 KB with GCC 12 and
+/// clang-19 at -O2, -O3 and -Os), and 1,472 B for each of the 7 others, which run only the
+/// kernels' fork bodies (deepest chain 0.90-1.20 KB; the stack is the deepest, GCC 12's -O3
+/// build's, plus a 256 B margin for the runtime's own frames, rounded up to 64 B; CTest
+/// `bench.stack.*` checks every build against both stacks) = 50,196 B for tiles. A firmware sets the cluster
 /// task's stacks to these figures (PMSIS: `pi_cluster_task::stack_size = gap8.l1_stack_master`,
 /// `slave_stack_size = gap8.l1_stack_worker`); one that keeps DORY's (3,400 B for each other
 /// core) plans with gap8_dory. 512 KiB L2 with a 96 KiB code reserve; 8 MiB HyperRAM at
@@ -21,7 +22,7 @@ namespace ctile {
 /// on GAP-8), with the code and the executor's tables in L2 (no L1 section for them in a
 /// GAP-8 build).
 inline constexpr platform gap8 =
-    platform{}.named("gap8").with_stacks(3500, 2048).with_code_fetch(512, 4096, 16, 2, 18, 14);
+    platform{}.named("gap8").with_stacks(3500, 1472).with_code_fetch(512, 4096, 16, 2, 18, 14);
 
 /// GAP-8 as DORY budgets it: the same, with DORY's stacks (3,500 B for core 0, 3,400 B for each
 /// of the 7 others) = 36,700 B for tiles. For comparisons with DORY's own figures, and for a

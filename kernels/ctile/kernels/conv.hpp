@@ -184,12 +184,11 @@ template <bool CM>
 
 /// `n` >= 1 groups of four adjacent output pixels (`o` the first's channel 0 output) of a
 /// single-row kernel whose receptive fields (from `p0`, sw * c_in bytes apart) lie inside the
-/// tile: the channel blocks as 4 x 4 blocks requantized straight from registers, the leftover
-/// channels of the box as pairs.
+/// tile: the channel blocks as 4 x 4 blocks requantized straight from registers (the leftover
+/// channels of the box: quads_rest).
 template <int Kind, bool Bias, bool BN, bool CM>
 [[gnu::noinline]] inline void conv_quads(const tile_args& a, const atoms::fast_requant& qr,
-                                         const box& b, const rows_geometry& rows,
-                                         const quad_steps& gr, const std::uint8_t* p0,
+                                         const box& b, const quad_steps& gr, const std::uint8_t* p0,
                                          std::uint8_t* o, int n) {
   // Local copies: the byte stores would otherwise make the compiler reload every field.
   const atoms::fast_requant q = qr.local();
@@ -197,7 +196,6 @@ template <int Kind, bool Bias, bool BN, bool CM>
   const out_steps<CM> os = out_steps_of<CM>(a);
   const long oc = os.px(), cs = os.ch();
   const int nb = (b.c1 - b.c0) / 4;
-  const int c_blocks = b.c0 + 4 * nb;
   const std::int8_t* w = a.weights + static_cast<long>(b.c0) * g.k;
   // Kind 0 fused (atoms::quad_fused): the bound of t >> shift, clipping included.
   const std::int32_t t_bound =
@@ -221,13 +219,24 @@ template <int Kind, bool Bias, bool BN, bool CM>
     else
       atoms::mm4x4_blocks<Kind, false, Bias, BN, CM>(p0, g, w, q, qo, nb, n);
   }
-  if (c_blocks < b.c1) {
-    const long ps = g.ps;
-    for (int j = 0; j < n; ++j, p0 += 4 * ps, o += 4 * oc) {
-      conv_rest<Kind, CM>(a.weights, q, p0, p0 + ps, rows, c_blocks, b.c1, o, o + oc, cs);
-      conv_rest<Kind, CM>(a.weights, q, p0 + 2 * ps, p0 + 3 * ps, rows, c_blocks, b.c1, o + 2 * oc,
-                          o + 3 * oc, cs);
-    }
+}
+
+/// The channels of the same `n` groups of four pixels that conv_quads leaves (those past the
+/// last whole block of 4), pixel pair by pixel pair. Called beside conv_quads, not from it: its
+/// frame and conv_rest's are never on a core's stack together (the cluster cores' stacks are
+/// sized by the deepest chain of kernel frames, bench/stack).
+template <int Kind, bool CM>
+inline void quads_rest(const tile_args& a, const atoms::fast_requant& q, const box& b,
+                       const rows_geometry& rows, long ps, const std::uint8_t* p0, std::uint8_t* o,
+                       int n) {
+  const int c_blocks = b.c0 + 4 * ((b.c1 - b.c0) / 4);
+  if (c_blocks >= b.c1) return;
+  const out_steps<CM> os = out_steps_of<CM>(a);
+  const long oc = os.px(), cs = os.ch();
+  for (int j = 0; j < n; ++j, p0 += 4 * ps, o += 4 * oc) {
+    conv_rest<Kind, CM>(a.weights, q, p0, p0 + ps, rows, c_blocks, b.c1, o, o + oc, cs);
+    conv_rest<Kind, CM>(a.weights, q, p0 + 2 * ps, p0 + 3 * ps, rows, c_blocks, b.c1, o + 2 * oc,
+                        o + 3 * oc, cs);
   }
 }
 
@@ -241,16 +250,26 @@ template <int Kind, bool Bias, bool BN, bool CM>
     const atoms::fast_requant q = atoms::fast_of(a);
     const rows_geometry rows = rows_geometry_of(a.w_in * a.c_in, 1, a.c_in / 4);
     const quad_steps g = quad_steps_of(a.c_in, rows.words);
-    conv_quads<Kind, Bias, BN, CM>(a, q, b, rows, g,
-                                   a.in + static_cast<long>(b.y0) * a.w_in * a.c_in,
-                                   static_cast<std::uint8_t*>(a.out) +
-                                       static_cast<long>(b.y0) * a.w_out * out_steps_of<CM>(a).px(),
-                                   n);
+    const std::uint8_t* p0 = a.in + static_cast<long>(b.y0) * a.w_in * a.c_in;
+    std::uint8_t* o = static_cast<std::uint8_t*>(a.out) +
+                      static_cast<long>(b.y0) * a.w_out * out_steps_of<CM>(a).px();
+    conv_quads<Kind, Bias, BN, CM>(a, q, b, g, p0, o, n);
+    quads_rest<Kind, CM>(a, q, b, rows, g.ps, p0, o, n);
   }
   return 4 * n;
 }
 
-/// This core's box of a conv or pointwise tile, pixel pair by pixel pair, with the
+/// Whether the box of a tile is one run of pixels for conv_run: a 1x1 kernel at stride 1
+/// without padding over whole rows (input and output rows follow each other), its rows whole
+/// words (c_in a multiple of 4; on CORE-V at least 8) and at least one block of 4 channels.
+inline bool one_run(const tile_args& a, const box& b) {
+  return a.kh == 1 && a.kw == 1 && a.dw == 1 && (a.c_in & 3) == 0 &&
+         (!atoms::quad_fused || a.c_in >= 8) && b.c1 - b.c0 >= 4 && a.sw == 1 && a.sh == 1 &&
+         a.pad_t == 0 && a.pad_l == 0 && b.x0 == 0 && b.x1 == a.w_out && a.w_in == a.w_out &&
+         b.y1 <= a.h_in;
+}
+
+/// The box's pixels from the `done`-th on (in row order), pixel pair by pixel pair, with the
 /// requantization kind and its options (bias, batch-norm) fixed (the final clip, rarely
 /// needed, is chosen per block: one instantiation less of this loop each): a pair whose
 /// windows lie inside the tile and whose kernel rows are whole words is read in place (a
@@ -259,7 +278,8 @@ template <int Kind, bool Bias, bool BN, bool CM>
 /// of K mod 4 != 0 bytes) the generic path runs. Each 4 x 2 block is requantized straight
 /// from registers, its parameters and outputs walking with the blocks.
 template <int Kind, bool Bias, bool BN, bool CM>
-inline void conv_pairs(const tile_args& a, const box& b, std::uint8_t* col0, std::uint8_t* col1) {
+[[gnu::noinline]] inline void conv_rows(const tile_args& a, const box& b, std::uint8_t* col0,
+                                        std::uint8_t* col1, int done) {
   const atoms::fast_requant q = atoms::fast_of(a);  // a local copy: fields stay in registers
   auto* out = static_cast<std::uint8_t*>(a.out);
   const out_steps<CM> os = out_steps_of<CM>(a);
@@ -280,14 +300,6 @@ inline void conv_pairs(const tile_args& a, const box& b, std::uint8_t* col0, std
   const bool quads = rows_words && a.kh == 1 && nb > 0 && (!atoms::quad_fused || row >= 8);
   const quad_steps quad = quad_steps_of(static_cast<long>(a.sw) * c, in_place.words);
   const std::int8_t* const w_first = a.weights + static_cast<long>(b.c0) * k;
-  // A 1x1 kernel at stride 1 without padding over whole rows: the box's pixels are one run
-  // (input and output rows follow each other), done as groups of 4 pixels across the rows;
-  // the row loop below takes the last pixels.
-  int done = 0;
-  if constexpr (Kind < 3)
-    if (quads && a.kw == 1 && a.sw == 1 && a.sh == 1 && a.pad_t == 0 && a.pad_l == 0 && b.x0 == 0 &&
-        b.x1 == a.w_out && a.w_in == a.w_out && b.y1 <= a.h_in)
-      done = conv_run<Kind, Bias, BN, CM>(a, b);
   // Where the row loop starts: after the run, if any.
   int ox_first = b.x0 + done % (b.x1 - b.x0);
   for (int oy = b.y0 + done / (b.x1 - b.x0); oy < b.y1; ++oy, ox_first = b.x0) {
@@ -299,9 +311,10 @@ inline void conv_pairs(const tile_args& a, const box& b, std::uint8_t* col0, std
       const int ix0 = ox * a.sw - a.pad_l;
       if constexpr (Kind < 3) {
         if (quads && rows_inside && ox + 4 <= b.x1 && ix0 >= 0 && ix0 + 3 * a.sw + a.kw <= a.w_in) {
-          conv_quads<Kind, Bias, BN, CM>(a, q, b, in_place, quad,
-                                         a.in + (static_cast<long>(iy0) * a.w_in + ix0) * c,
-                                         orow + static_cast<long>(ox) * opx, 1);
+          const std::uint8_t* p0 = a.in + (static_cast<long>(iy0) * a.w_in + ix0) * c;
+          std::uint8_t* o = orow + static_cast<long>(ox) * opx;
+          conv_quads<Kind, Bias, BN, CM>(a, q, b, quad, p0, o, 1);
+          quads_rest<Kind, CM>(a, q, b, in_place, quad.ps, p0, o, 1);
           step = 4;
           continue;
         }
@@ -362,6 +375,19 @@ inline void conv_pairs(const tile_args& a, const box& b, std::uint8_t* col0, std
         conv_rest<Kind, CM>(a.weights, q, p0, p1, *g, c_blocks, b.c1, o0, o1, cs);
     }
   }
+}
+
+/// This core's box of a conv or pointwise tile with the requantization kind and its options
+/// fixed: one run of pixels in groups of 4 (conv_run) where the box is one (one_run), the rest
+/// pixel pair by pixel pair (conv_rows). The two are called one after the other, neither from
+/// the other: their frames are never on a core's stack together (the cluster cores' stacks
+/// are sized by the deepest chain of kernel frames, bench/stack).
+template <int Kind, bool Bias, bool BN, bool CM>
+inline void conv_pairs(const tile_args& a, const box& b, std::uint8_t* col0, std::uint8_t* col1) {
+  int done = 0;
+  if constexpr (Kind < 3)
+    if (one_run(a, b)) done = conv_run<Kind, Bias, BN, CM>(a, b);
+  if (done < (b.y1 - b.y0) * (b.x1 - b.x0)) conv_rows<Kind, Bias, BN, CM>(a, b, col0, col1, done);
 }
 
 /// conv_pairs with the plan's requantization kind and the options of this call, for the
