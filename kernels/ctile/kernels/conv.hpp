@@ -259,14 +259,20 @@ template <int Kind, bool Bias, bool BN, bool CM>
   return 4 * n;
 }
 
-/// Whether the box of a tile is one run of pixels for conv_run: a 1x1 kernel at stride 1
-/// without padding over whole rows (input and output rows follow each other), its rows whole
-/// words (c_in a multiple of 4; on CORE-V at least 8) and at least one block of 4 channels.
+/// Whether single-row receptive fields read in place go 4 pixels at a time (conv_quads): a
+/// single-row kernel whose rows (kw * c_in contiguous bytes) are whole words, and at least one
+/// block of 4 channels (on CORE-V with rows of 2 words or more: atoms::mm4x4_blocks).
+inline bool quads_apply(const tile_args& a, const box& b) {
+  const int row = a.kw * a.c_in;
+  return (row & 3) == 0 && a.dw == 1 && a.kh == 1 && b.c1 - b.c0 >= 4 &&
+         (!atoms::quad_fused || row >= 8);
+}
+
+/// Whether the box of a tile is one run of pixels for conv_run: quads of a 1x1 kernel at
+/// stride 1 without padding over whole rows (input and output rows follow each other).
 inline bool one_run(const tile_args& a, const box& b) {
-  return a.kh == 1 && a.kw == 1 && a.dw == 1 && (a.c_in & 3) == 0 &&
-         (!atoms::quad_fused || a.c_in >= 8) && b.c1 - b.c0 >= 4 && a.sw == 1 && a.sh == 1 &&
-         a.pad_t == 0 && a.pad_l == 0 && b.x0 == 0 && b.x1 == a.w_out && a.w_in == a.w_out &&
-         b.y1 <= a.h_in;
+  return quads_apply(a, b) && a.kw == 1 && a.sw == 1 && a.sh == 1 && a.pad_t == 0 && a.pad_l == 0 &&
+         b.x0 == 0 && b.x1 == a.w_out && a.w_in == a.w_out && b.y1 <= a.h_in;
 }
 
 /// The box's pixels from the `done`-th on (in row order), pixel pair by pixel pair, with the
@@ -295,9 +301,7 @@ template <int Kind, bool Bias, bool BN, bool CM>
   const rows_geometry one_row = rows_geometry_of(k & ~3, 1, k / 4 > 0 ? k / 4 : 1);
   const int nb = (b.c1 - b.c0) / 4;
   const int c_blocks = b.c0 + 4 * nb;
-  // Single-row receptive fields read in place go 4 pixels at a time (on CORE-V with rows of 2
-  // words or more: atoms::mm4x4_blocks).
-  const bool quads = rows_words && a.kh == 1 && nb > 0 && (!atoms::quad_fused || row >= 8);
+  const bool quads = quads_apply(a, b);
   const quad_steps quad = quad_steps_of(static_cast<long>(a.sw) * c, in_place.words);
   const std::int8_t* const w_first = a.weights + static_cast<long>(b.c0) * k;
   // Where the row loop starts: after the run, if any.
