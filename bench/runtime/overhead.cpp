@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <ctile/platform/gap8.hpp>
 #include <ctile/schedule/executor.hpp>
+#include <new>
 #include <type_traits>
 #include <utility>
 
@@ -233,6 +234,16 @@ void print_unrolled(const char* name, std::index_sequence<I...>) {
 template <class Net>
 void run_network(const char* name, counters empty_fork) {
   const auto& plan = plan_of<Net, P>;
+  // The layer's requantization constants, in L1 past the tile buffers, where the cluster
+  // firmware keeps them (examples/firmware/cluster: CTILE_L1_DATA); a copy of a constant in
+  // the read-only data would cost the layer an L2 load a word.
+  static_assert(executor<Net, P>::required_l1_bytes + sizeof(kernels::requant_plan) <=
+                sizeof(ctile_l1_arena));
+  static_assert((sizeof(ctile_l1_arena) - sizeof(kernels::requant_plan)) %
+                    alignof(kernels::requant_plan) ==
+                0);
+  auto& quant = *new (ctile_l1_arena + sizeof(ctile_l1_arena) - sizeof(kernels::requant_plan))
+                    kernels::requant_plan{};
   null_dma dma;
   timing_cluster cluster;
   using env_t = schedule::exec_env<null_dma, timing_cluster, schedule::no_checks, no_kernels>;
@@ -263,7 +274,7 @@ void run_network(const char* name, counters empty_fork) {
     const counters t0 = now();
     // The loop nest as the executor emits and reaches it: instantiated with the layer and plan
     // as constants (run_tiles with run-time values costs about 40% more per tile).
-    nests{}(i, env, l, p, kernels::requant_plan{}, v, ctile_l1_arena);
+    nests{}(i, env, l, p, quant, v, ctile_l1_arena);
     const counters t1 = now();
     const probe_report r = probe_stop();
     all = r;
