@@ -70,19 +70,27 @@ outcome run(loop which, const std::vector<stripe>& stripes, const layer_params& 
             const std::vector<std::int32_t>& x, const std::vector<std::int32_t>& x2,
             hal::completion mode, std::uint64_t seed, int cores) {
   constexpr layer L = Net::layers[I];
+  // Bytes per element of the inputs and the output (2: a 16-bit tensor, little-endian).
+  constexpr int xe = L.input_bytes_per_element(0);
+  constexpr int xe2 = L.kind == op::add ? L.input_bytes_per_element(1) : 1;
   hal::sim_memory mem({mode, seed, 0.5, false});
-  const auto in_bytes = static_cast<std::size_t>(L.in.elements());
+  const auto in_bytes = static_cast<std::size_t>(L.in.elements() * xe);
+  const std::size_t in2_bytes = x2.size() * xe2;
   const auto out_bytes = static_cast<std::size_t>(L.output_bytes());
   const std::size_t nc = prm.bias.size() + prm.kappa.size() + prm.lambda.size();
   auto l2 = mem.arena(hal::mem_level::l2,
-                      in_bytes + x2.size() + out_bytes + prm.weights.size() + 4 * nc + 16, "L2");
+                      in_bytes + in2_bytes + out_bytes + prm.weights.size() + 4 * nc + 16, "L2");
   auto l1 = mem.arena(hal::mem_level::l1, static_cast<std::size_t>(P.l1.total) + 4, "L1");
   auto* in = reinterpret_cast<std::uint8_t*>(l2.data());
   std::uint8_t* in2 = in + in_bytes;
-  std::uint8_t* out = in2 + x2.size();
+  std::uint8_t* out = in2 + in2_bytes;
   std::uint8_t* w = out + out_bytes;
-  for (std::size_t i = 0; i < in_bytes; ++i) in[i] = static_cast<std::uint8_t>(x[i]);
-  for (std::size_t i = 0; i < x2.size(); ++i) in2[i] = static_cast<std::uint8_t>(x2[i]);
+  const auto put = [](std::uint8_t* at, std::int32_t v, int bytes) {
+    for (int b = 0; b < bytes; ++b)
+      at[b] = static_cast<std::uint8_t>(static_cast<std::uint32_t>(v) >> (8 * b));
+  };
+  for (std::size_t i = 0; i < x.size(); ++i) put(in + i * xe, x[i], xe);
+  for (std::size_t i = 0; i < x2.size(); ++i) put(in2 + i * xe2, x2[i], xe2);
   schedule::pack_weights(L, schedule::weight_block_channels(L, P), prm, w,
                          schedule::weight_block_k(L, P));
 
@@ -93,15 +101,16 @@ outcome run(loop which, const std::vector<stripe>& stripes, const layer_params& 
       dma, cluster, {&mem, &o.problems}, cores};
   const kernels::requant_plan q = kernels::plan_for(L, prm);
   const int in_row = L.in.w * L.in.c, out_row = L.out.w * L.out.c * L.output_bytes_per_element();
+  static_assert(xe == 1 || !P.in_chw, "A channel-major input is 8-bit.");
   for (const stripe& s : stripes) {
     // The stripe's operands start at the first input row its first row tile reads.
     const schedule::axis_tile first = schedule::tile_axis(
         L.in.h, L.out.h, L.kernel.h, L.stride.h, L.pad.t, P.tile_h, s.row_begin / P.tile_h);
     schedule::l2_operands v;
     v.x_row0 = first.in_begin;
-    v.x = in + v.x_row0 * in_row;
+    v.x = in + v.x_row0 * in_row * xe;
     v.x2_row0 = v.x_row0;
-    v.x2 = x2.empty() ? nullptr : in2 + v.x2_row0 * in_row;
+    v.x2 = x2.empty() ? nullptr : in2 + v.x2_row0 * in_row * xe2;
     v.y_row0 = s.row_begin;
     v.y = out + v.y_row0 * out_row;
     v.w = w;  // the whole layer's data, of which the stripe computes some channels
@@ -129,8 +138,11 @@ outcome run(loop which, const std::vector<stripe>& stripes, const layer_params& 
       std::int32_t v32;
       std::memcpy(&v32, out + 4 * i, 4);
       o.values[i] = v32;
+    } else if (L.output_bytes_per_element() == 2) {
+      const auto u16 = static_cast<std::uint16_t>(out[2 * i] | out[2 * i + 1] << 8);
+      o.values[i] = L.out_range.is_signed() ? static_cast<std::int16_t>(u16) : u16;
     } else {
-      o.values[i] = out[i];
+      o.values[i] = L.out_range.is_signed() ? static_cast<std::int8_t>(out[i]) : out[i];
     }
   }
   return o;
@@ -167,10 +179,13 @@ void check(const std::vector<std::vector<stripe>>& runs, int cores, std::uint32_
   for (auto& v : kappa) v = kd(rng);
   for (auto& v : lambda) v = ld(rng);
   const layer_params prm{w, bias, kappa, lambda};
+  // 8-bit inputs: any byte; 16-bit ones: any value of the input's proven range.
+  std::uniform_int_distribution<int> wide1(L.in_range.lo, L.in_range.hi),
+      wide2(L.in2_range.lo, L.in2_range.hi);
   std::vector<std::int32_t> x(static_cast<std::size_t>(L.in.elements()));
-  for (auto& v : x) v = px(rng);
+  for (auto& v : x) v = L.input_bytes_per_element(0) == 2 ? wide1(rng) : px(rng);
   std::vector<std::int32_t> x2(L.kind == op::add ? x.size() : 0);
-  for (auto& v : x2) v = px(rng);
+  for (auto& v : x2) v = L.input_bytes_per_element(1) == 2 ? wide2(rng) : px(rng);
   const auto expected = reference::run_layer(L, prm, x, x2);
   ASSERT_EQ(expected.size(), static_cast<std::size_t>(L.out.elements()));
   for (const auto& stripes : runs) {

@@ -24,8 +24,15 @@ TEST(ConvTiles, BordersAndColumnTiles) {
   check<conv3x3, rows>({{{0, 19, 0, 12}}, {{0, 8, 0, 12}, {8, 19, 0, 12}}}, 8, 4);
   check<conv3x3, rows>({{{0, 19, 0, 5}, {0, 19, 5, 12}}, {{0, 4, 0, 12}, {4, 19, 0, 12}}}, 8, 5);
   check<conv3x3, single_buffered(rows)>({{{0, 19, 0, 12}}}, 8, 6);
-  // Column tiles with part of the channels take one output command per row: the generic loop.
-  check<conv3x3, plan_with(conv3x3::layers[1], 5, 7, 5), false>({{{0, 19, 0, 12}}}, 8, 7);
+  // Column tiles with part of the channels take one output command per row: the specialised
+  // loop programs them through copy_box (the same commands as the generic loop, which check()
+  // compares), rolled and unrolled, whole and by stripes.
+  constexpr layer_plan boxes = plan_with(conv3x3::layers[1], 5, 7, 5);
+  static_assert(
+      !schedule::conv_detail::shapes_of<conv3x3::layers[1], boxes>(hal::host_dma::limits).single);
+  check<conv3x3, boxes>({{{0, 19, 0, 12}}, {{0, 10, 0, 12}, {10, 19, 0, 12}}}, 8, 7);
+  check<conv3x3, boxes>({{{0, 19, 0, 5}, {0, 19, 5, 12}}}, 3, 8);
+  check<conv3x3, single_buffered(boxes)>({{{0, 19, 0, 12}}}, 8, 9);
 }
 
 // Layers of few tiles run whole through the unrolled sequence (check() compares it with the

@@ -25,8 +25,12 @@ TEST(ConvTiles, MaxPool) {
   // Column tiles of every channel: 2-D rows.
   constexpr layer_plan cols = plan_with(max2::layers[1], 4, 4, 12);
   check<max2, cols>({{{0, 8, 0, 12}}, {{0, 4, 0, 12}, {4, 8, 0, 12}}}, 8, 34);
-  // Column tiles of part of the channels take one command per row: the generic loop.
-  check<max2, plan_with(max2::layers[1], 4, 4, 5), false>({{{0, 8, 0, 12}}}, 8, 35);
+  // Column tiles of part of the channels take one command per row, through copy_box.
+  constexpr layer_plan boxes = plan_with(max2::layers[1], 4, 4, 5);
+  static_assert(
+      !schedule::conv_detail::shapes_of<max2::layers[1], boxes>(hal::host_dma::limits).single);
+  check<max2, boxes>({{{0, 8, 0, 12}}, {{0, 8, 0, 5}, {0, 8, 5, 12}}}, 8, 35);
+  check<max2, single_buffered(boxes)>({{{0, 8, 0, 12}}}, 3, 30);
 }
 
 TEST(ConvTiles, AveragePool) {

@@ -97,4 +97,23 @@ TEST(ConvTiles, LinearOutputGroups) {
   check<wide, whole_k>({{{0, 1, 0, 84}}, {{0, 1, 0, 80}, {0, 1, 80, 84}}}, 8, 32);
 }
 
+// A reduction longer than the DMA's 2-D stride (K = 33,001 > 32,767): a tile's weight rows,
+// K bytes apart, cannot be one 2-D command, and a whole input is more than one command. The
+// specialised loop programs those transfers through copy_box, the same commands as the generic
+// loop's, which check() compares.
+using fc_long = network<input(1, 1, 33001), linear(3).with_bias().bn().requantized(1, 1 << 20)>;
+TEST(ConvTiles, LinearBeyondOneCommand) {
+  constexpr layer l = fc_long::layers[1];
+  constexpr layer_plan k = plan_linear(l, 2, 8192);  // 2 channel tiles x 5 K tiles
+  static_assert(k.n_k == 5 && !schedule::tile_data_merged(l, k));
+  static_assert(!schedule::linear_detail::commands_of<l, k>(hal::host_dma::limits).w);
+  check<fc_long, k>({{{0, 1, 0, 3}}, {{0, 1, 0, 2}, {0, 1, 2, 3}}}, 8, 26);
+  check<fc_long, single_buffered(k)>({{{0, 1, 0, 3}}}, 3, 27);
+  // Two K tiles keep the whole input in L1: 33,001 B, two commands.
+  constexpr layer_plan two = plan_linear(l, 1, 16501);
+  static_assert(two.n_k == 2 && two.x_copies == 1);
+  static_assert(!schedule::linear_detail::commands_of<l, two>(hal::host_dma::limits).x);
+  check<fc_long, two>({{{0, 1, 0, 3}}, {{0, 1, 0, 1}, {0, 1, 1, 3}}}, 8, 28);
+}
+
 }  // namespace

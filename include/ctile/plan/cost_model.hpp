@@ -176,7 +176,7 @@ struct loop_cost {
 // layer_l2_reads, tile_l2_reads, layer_cycles, tile_cycles.
 inline constexpr loop_cost loop_cost_conv{2136, 685, 11, 0, 0, 149};
 inline constexpr loop_cost loop_cost_depthwise{2640, 599, 0, 2, 340, 215};
-inline constexpr loop_cost loop_cost_linear{1808, 610, 2, 0, 316, 109};
+inline constexpr loop_cost loop_cost_linear{1448, 610, 2, 0, 211, 109};
 inline constexpr loop_cost loop_cost_pool{1408, 19, 1, 0, 0, 227};
 
 /// The measured terms of a layer kind's loop nest (an add runs the pools' loop).

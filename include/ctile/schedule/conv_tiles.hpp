@@ -10,10 +10,13 @@
 //   arithmetic on the buffer index for the same reason (pick);
 // - the input and output buffers alternate with the tile's parity, so the loop body is
 //   instantiated twice, once per parity, and every L1 buffer address is a constant;
-// - each tile's input and output is one DMA command (checked at compile time over every
-//   tile, else the generic loop of tile_loop.hpp runs), programmed inline into a handle of its
-//   own, so no ring bookkeeping is left; a depthwise input is marshalled by the cores as in
-//   run_tiles;
+// - where each tile's input and output is one DMA command (checked at compile time over every
+//   tile), it is programmed inline into a handle of its own, so no ring bookkeeping is left;
+//   where some tile's box takes more, every tile's goes through copy_box and a ring, as in
+//   run_tiles; a depthwise input is marshalled by the cores as in run_tiles;
+// - a 16-bit operand (an unclipped sum) changes only the bytes: the tables count elements, the
+//   commands and L2 offsets scale them by the element width, and the kernel arguments carry the
+//   widths (the portable wide kernels);
 // - the weights and per-channel parameters change once per output-channel tile, in a path of
 //   their own: the next channel tile's weights are prefetched as soon as the current ones
 //   have arrived, and the kernel arguments that depend on rows only change when a row tile
@@ -25,6 +28,8 @@
 // The transfers are those of run_tiles (same commands, same buffers), except that the next
 // channel tile's weights start at the first tile of the current channel tile instead of its
 // last one. A linear layer's loop (linear_detail) keeps run_linear_tiles' order and transfers.
+// Every layer and plan known at compile time runs one of these loops (run_tiles_static);
+// run_tiles, over a layer and plan known at run time, serves plans made at run time.
 #pragma once
 
 #include <array>
@@ -102,6 +107,11 @@ struct tables {
   static constexpr int in_row = L.in.w * in_pixel;
   static constexpr int in_plane = L.in.h * L.in.w;
   static constexpr int eb = L.output_bytes_per_element();
+  /// Bytes per element of the input and of an add's second input (2: a 16-bit tensor). The
+  /// input fields above and the axis tables' input offsets count elements; a command's bytes
+  /// and L2 offsets are those times xe (xe2).
+  static constexpr int xe = L.input_bytes_per_element(0);
+  static constexpr int xe2 = L.kind == op::add ? L.input_bytes_per_element(1) : 1;
   static constexpr int out_pixel = P.out_chw ? 1 : L.out.c * eb;
   static constexpr int out_row = L.out.w * out_pixel;
   static constexpr int out_plane = L.out.h * L.out.w;
@@ -209,15 +219,18 @@ constexpr command_shapes shapes_of(const hal::dma_limits& lim) {
         // a pool or an add reads the channel tile's bytes of each pixel, a convolution every
         // channel.
         // A channel-major (CHW) tensor's box: the channels' planes, each the tile's rows.
-        const one_command in =
-            P.in_chw ? box_command(cn, ty.in_size, tx.in_size, T::in_row, T::in_plane, lim)
-            : L.kind == op::depthwise
-                ? one_command{true, {0, 0, 1, 0, 0}}
-                : box_command(ty.in_size, tx.in_size, channel_input(L) ? cn : T::in_pixel,
-                              T::in_pixel, T::in_row, lim);
-        s.single = s.single && in.ok;
-        s.in_1d = s.in_1d && !in.p.is_2d();
-        s.in_2d = s.in_2d && in.p.is_2d();
+        // (A channel-major input is 8-bit: only a convolution with 8-bit outputs writes one.)
+        for (const int e : {T::xe, T::xe2}) {
+          const one_command in =
+              P.in_chw ? box_command(cn, ty.in_size, tx.in_size, T::in_row, T::in_plane, lim)
+              : L.kind == op::depthwise
+                  ? one_command{true, {0, 0, 1, 0, 0}}
+                  : box_command(ty.in_size, tx.in_size, (channel_input(L) ? cn : T::in_pixel) * e,
+                                T::in_pixel * e, T::in_row * e, lim);
+          s.single = s.single && in.ok;
+          s.in_1d = s.in_1d && !in.p.is_2d();
+          s.in_2d = s.in_2d && in.p.is_2d();
+        }
         const one_command out =
             P.out_chw
                 ? box_command(cn, ty.out_size, tx.out_size, T::out_row, T::out_plane, lim)
@@ -234,19 +247,20 @@ constexpr command_shapes shapes_of(const hal::dma_limits& lim) {
     for (const axis_entry& tx : T::cols) {
       for (int ic = 0; ic < P.n_c; ++ic) {
         const int cn = L.out.c - ic * P.tile_c < P.tile_c ? L.out.c - ic * P.tile_c : P.tile_c;
-        const int chunk = channel_input(L) ? cn : T::in_pixel;
+        const int chunk = (channel_input(L) ? cn : T::in_pixel) * T::xe;
         if constexpr (P.in_chw) {
           s.single = s.single &&
                      box_piece(s.in_mode(), P.n_w == 1, cn, ty.in_size, tx.in_size, T::in_row,
                                T::in_plane) ==
                          box_command(cn, ty.in_size, tx.in_size, T::in_row, T::in_plane, lim).p;
         } else {
-          s.single =
-              s.single &&
-              (L.kind == op::depthwise ||
-               box_piece(s.in_mode(), !channel_input(L) || P.tile_c >= L.in.c, ty.in_size,
-                         tx.in_size, chunk, T::in_pixel, T::in_row) ==
-                   box_command(ty.in_size, tx.in_size, chunk, T::in_pixel, T::in_row, lim).p);
+          s.single = s.single &&
+                     (L.kind == op::depthwise ||
+                      box_piece(s.in_mode(), !channel_input(L) || P.tile_c >= L.in.c, ty.in_size,
+                                tx.in_size, chunk, T::in_pixel * T::xe, T::in_row * T::xe) ==
+                          box_command(ty.in_size, tx.in_size, chunk, T::in_pixel * T::xe,
+                                      T::in_row * T::xe, lim)
+                              .p);
         }
         if constexpr (P.out_chw) {
           s.single = s.single &&
@@ -266,16 +280,15 @@ constexpr command_shapes shapes_of(const hal::dma_limits& lim) {
   return s;
 }
 
-/// Whether the specialised loop runs layer `L` with plan `P` on DMA limits `lim`.
+/// Whether the specialised loop runs layer `L` with plan `P` on DMA limits `lim`: every
+/// convolution, pool and add (8- or 16-bit; a tile whose input or output takes more than one
+/// command programs it through copy_box, as run_tiles does).
 template <layer L, layer_plan P>
-constexpr bool specialised(const hal::dma_limits& lim) {
-  // A layer with a 16-bit operand runs the generic loop (run_tiles), which gives its tiles
-  // their element widths and so the portable wide kernels.
-  if constexpr ((L.kind != op::conv && L.kind != op::depthwise && !channel_input(L)) || P.n_k > 1 ||
-                L.wide()) {
+constexpr bool specialised(const hal::dma_limits&) {
+  if constexpr ((L.kind != op::conv && L.kind != op::depthwise && !channel_input(L)) || P.n_k > 1) {
     return false;
   } else {
-    return P.n_h >= 1 && P.n_w >= 1 && P.n_c >= 1 && shapes_of<L, P>(lim).single;
+    return P.n_h >= 1 && P.n_w >= 1 && P.n_c >= 1;
   }
 }
 
@@ -379,6 +392,8 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
   constexpr bool pool = channel_input(L);    // or an add
   constexpr bool add = L.kind == op::add;
   constexpr bool per_c = dw || pool;  // the input depends on the channel tile
+  constexpr int xe = T::xe, xe2 = T::xe2;
+  static_assert(!P.in_chw || xe == 1, "A channel-major input is 8-bit.");
   E& dma = env.dma;
 
   const int ic0 = Whole ? 0 : v.c_begin / P.tile_c;
@@ -440,7 +455,25 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
       return (T::cols[static_cast<std::size_t>(ix)]);
   };
 
-  one_slot<E> xs[2], x2s[2], ys[2];
+  // Each tile's input and output as one command into a handle of its own; where some tile
+  // takes more (a box of partial rows and channels, or beyond the DMA's limits), through
+  // copy_box and a ring of handles, as run_tiles.
+  using slot = std::conditional_t<S.single, one_slot<E>, dma_slot<E>>;
+  slot xs[2], x2s[2], ys[2];
+  // Starts the commands of a box of `rows` x `cols` pixels of `chunk` bytes, pixels `pixel` and
+  // rows `row` bytes apart in L2 (`is_pixel`: chunk == pixel in every tile; `Mode`: the command
+  // kind every tile's takes when each is one).
+  const auto box = [&]<int Mode>(slot& s, dma_dir d, std::uint8_t* at_l1, const std::uint8_t* at_l2,
+                                 bool is_pixel, int rows, int cols, int chunk, int pixel,
+                                 int row) CTILE_INLINE {
+    if constexpr (S.single) {
+      start_one<Mode>(dma, s, d, box_piece(Mode, is_pixel, rows, cols, chunk, pixel, row), at_l1,
+                      const_cast<std::uint8_t*>(at_l2));
+    } else {
+      (void)is_pixel;
+      copy_box(dma, s, d, at_l1, at_l2, rows, cols, chunk, pixel, row);
+    }
+  };
   // Depthwise: the marshalling commands the cores program, one command in flight per core.
   // (Present only then: an unused array of slots is not always dropped.)
   [[maybe_unused]] std::conditional_t<marshal, chain_slot<E>[2][max_dma_cores], char> xc {};
@@ -462,8 +495,8 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
     const axis_entry& tx = col_of(ix);
     const int c0 = ic * P.tile_c;
     const int cn = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
-    return make_chw_job<E>(l1 + pick(P.l1.x, b), v.x + (x_bias + ty.in_off + tx.in_off + c0), cn,
-                           ty.in_size, tx.in_size, T::in_pixel, T::in_row);
+    return make_chw_job<E>(l1 + pick(P.l1.x, b), v.x + (x_bias + ty.in_off + tx.in_off + c0) * xe,
+                           cn, ty.in_size, tx.in_size, T::in_pixel * xe, T::in_row * xe, xe);
   };
   const auto load_x = [&](int iy, int ix, [[maybe_unused]] int ic, int b) CTILE_INLINE {
     if constexpr (marshal) {  // programmed by the cores, each its share of the channels
@@ -477,29 +510,29 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
     if constexpr (dw) {  // kept CHW in L2: the channel tile's planes, one command
       const int c0 = ic * P.tile_c;
       const int cn = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
-      const dma_piece c =
-          box_piece(S.in_mode(), P.n_w == 1, cn, ty.in_size, tx.in_size, T::in_row, T::in_plane);
-      start_one<S.in_mode()>(
-          dma, xs[b], dma_dir::l2_to_l1, c, l1 + pick(P.l1.x, b),
-          const_cast<std::uint8_t*>(v.x + (x_bias + c0 * T::in_plane + ty.in_off + tx.in_off)));
+      box.template operator()<S.in_mode()>(
+          xs[b], dma_dir::l2_to_l1, l1 + pick(P.l1.x, b),
+          v.x + (x_bias + c0 * T::in_plane + ty.in_off + tx.in_off), P.n_w == 1, cn, ty.in_size,
+          tx.in_size, T::in_row, T::in_plane);
     } else if constexpr (pool) {  // the channel tile's bytes of each pixel (of each input of an
-                                  // add)
+                                  // add, each in its own element width)
       const int c0 = ic * P.tile_c;
       const int cn = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
-      const dma_piece c = box_piece(S.in_mode(), P.tile_c >= L.in.c, ty.in_size, tx.in_size,
-                                    P.n_c == 1 ? L.in.c : cn, T::in_pixel, T::in_row);
-      start_one<S.in_mode()>(
-          dma, xs[b], dma_dir::l2_to_l1, c, l1 + pick(P.l1.x, b),
-          const_cast<std::uint8_t*>(v.x + (x_bias + ty.in_off + tx.in_off + c0)));
+      const int chunk = P.n_c == 1 ? L.in.c : cn;
+      box.template operator()<S.in_mode()>(xs[b], dma_dir::l2_to_l1, l1 + pick(P.l1.x, b),
+                                           v.x + (x_bias + ty.in_off + tx.in_off + c0) * xe,
+                                           P.tile_c >= L.in.c, ty.in_size, tx.in_size, chunk * xe,
+                                           T::in_pixel * xe, T::in_row * xe);
       if constexpr (add)
-        start_one<S.in_mode()>(
-            dma, x2s[b], dma_dir::l2_to_l1, c, l1 + pick(P.l1.x2, b),
-            const_cast<std::uint8_t*>(v.x2 + (x2_bias + ty.in_off + tx.in_off + c0)));
+        box.template operator()<S.in_mode()>(x2s[b], dma_dir::l2_to_l1, l1 + pick(P.l1.x2, b),
+                                             v.x2 + (x2_bias + ty.in_off + tx.in_off + c0) * xe2,
+                                             P.tile_c >= L.in.c, ty.in_size, tx.in_size,
+                                             chunk * xe2, T::in_pixel * xe2, T::in_row * xe2);
     } else {
-      const dma_piece c =
-          box_piece(S.in_mode(), true, ty.in_size, tx.in_size, T::in_pixel, T::in_pixel, T::in_row);
-      start_one<S.in_mode()>(dma, xs[b], dma_dir::l2_to_l1, c, l1 + pick(P.l1.x, b),
-                             const_cast<std::uint8_t*>(v.x + (x_bias + ty.in_off + tx.in_off)));
+      box.template operator()<S.in_mode()>(xs[b], dma_dir::l2_to_l1, l1 + pick(P.l1.x, b),
+                                           v.x + (x_bias + ty.in_off + tx.in_off) * xe, true,
+                                           ty.in_size, tx.in_size, T::in_pixel * xe,
+                                           T::in_pixel * xe, T::in_row * xe);
     }
   };
   const auto load_w = [&](int ic, int b) CTILE_INLINE {
@@ -543,6 +576,7 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
   a.out_chw = P.out_chw;
   a.in_signed = L.in_range.is_signed();
   a.in2_signed = add && L.in2_range.is_signed();
+  if constexpr (L.wide()) set_widths(a, L);  // the portable wide kernels
   const auto wait_x = [&](int b) CTILE_INLINE {
     if constexpr (marshal) {
       for (auto& s : xc[b]) s.wait(dma);
@@ -632,8 +666,8 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
     a.out = l1 + P.l1.y[yb];
     env.check_tile(kk, a, P.scratch_bytes);
     {
-      [[maybe_unused]] auto reading = env.reading(a.in, a.h_in * a.w_in * a.c_in);
-      [[maybe_unused]] auto reading2 = env.reading(a.in2, add ? a.h_in * a.w_in * a.c_in : 0);
+      [[maybe_unused]] auto reading = env.reading(a.in, a.h_in * a.w_in * a.c_in * xe);
+      [[maybe_unused]] auto reading2 = env.reading(a.in2, add ? a.h_in * a.w_in * a.c_in * xe2 : 0);
       [[maybe_unused]] auto writing = env.writing(a.out, a.h_out * a.w_out * a.c_out * T::eb);
       if constexpr (marshal) {
         auto& next_slots = xc[1 - xb];
@@ -647,13 +681,16 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
     }
     const axis_entry& ty = row_of(iy);
     const axis_entry& tx = col_of(ix);
-    const dma_piece c =
-        P.out_chw ? box_piece(S.out_mode(), P.n_w == 1, a.c_out, ty.out_size, tx.out_size,
-                              T::out_row, T::out_plane)
-                  : box_piece(S.out_mode(), P.tile_c >= L.out.c, ty.out_size, tx.out_size,
-                              P.n_c == 1 ? L.out.c * T::eb : c_bytes, T::out_pixel, T::out_row);
-    start_one<S.out_mode()>(dma, ys[yb], dma_dir::l1_to_l2, c, l1 + P.l1.y[yb],
-                            v.y + (y_bias + ty.out_off + tx.out_off + c_off));
+    if constexpr (P.out_chw)
+      box.template operator()<S.out_mode()>(ys[yb], dma_dir::l1_to_l2, l1 + P.l1.y[yb],
+                                            v.y + (y_bias + ty.out_off + tx.out_off + c_off),
+                                            P.n_w == 1, a.c_out, ty.out_size, tx.out_size,
+                                            T::out_row, T::out_plane);
+    else
+      box.template operator()<S.out_mode()>(
+          ys[yb], dma_dir::l1_to_l2, l1 + P.l1.y[yb],
+          v.y + (y_bias + ty.out_off + tx.out_off + c_off), P.tile_c >= L.out.c, ty.out_size,
+          tx.out_size, P.n_c == 1 ? L.out.c * T::eb : c_bytes, T::out_pixel, T::out_row);
     if (--left == 0) return false;
     // Step to the next tile.
     if constexpr (nx > 1 && !fixed_args(T::col_line)) set_col(nix);
@@ -692,49 +729,67 @@ constexpr std::uint32_t command_max(const hal::dma_limits& lim) {
                                                       : lim.length_field_max;
 }
 
-/// Whether every transfer of linear layer `L` planned as `P` is one command under `lim`: the
-/// input (whole or by slices, 1-D), the weights (`cn` rows of `kn` bytes, K bytes apart: 2-D unless
-/// whole rows or one row), the per-channel parameters and the outputs (1-D, whole or by tiles).
+/// Which transfers of linear layer `L` planned as `P` are one command in every tile under
+/// `lim`: the input (whole or by slices, 1-D: `x`), the weights (`cn` rows of `kn` bytes, K
+/// bytes apart: 2-D unless whole rows or one row) with the per-channel parameters or as a merged
+/// run of bytes (`w`), and the outputs (1-D, a group of channel tiles or the whole output: `y`).
+/// `valid`: the plan's tiles are those of the layer.
+struct linear_commands {
+  bool valid = false, x = false, w = false, y = false;
+};
+template <layer L, layer_plan P>
+constexpr linear_commands commands_of(const hal::dma_limits& lim) {
+  linear_commands r;
+  const auto K = static_cast<std::uint32_t>(L.in.elements());
+  const auto xe = static_cast<std::uint32_t>(L.input_bytes_per_element());
+  const int nk = P.n_k > 1 ? P.n_k : 1;
+  const auto tk = static_cast<std::uint32_t>(nk > 1 ? P.tile_k : static_cast<int>(K));
+  if (P.n_c < 1 || tk == 0 || K < static_cast<std::uint32_t>(nk - 1) * tk) return r;
+  const auto last_k = K - static_cast<std::uint32_t>(nk - 1) * tk;
+  const auto tc = static_cast<std::uint32_t>(P.tile_c);
+  const int lc = L.out.c - (P.n_c - 1) * P.tile_c;
+  if (last_k == 0 || lc <= 0) return r;
+  r.valid = true;
+  const auto last_c = static_cast<std::uint32_t>(lc);
+  const auto eb = static_cast<std::uint32_t>(L.output_bytes_per_element());
+  const std::uint32_t m = command_max(lim);
+  r.x = (P.x_copies == 1 ? K : tk) * xe <= m;
+  r.y = tc * eb <= m && (P.y_copies == 1 ? static_cast<std::uint32_t>(L.out.c) * eb
+                                         : static_cast<std::uint32_t>(P.y_bytes)) <= m;
+  r.w = 4 * tc <= m;
+  // A merged tile's weights and parameters: one command (with K tiles, the last one's).
+  const auto ppc = static_cast<std::uint32_t>(kl_layout(L, 1).bytes);
+  if (tile_data_merged(L, P) &&
+      tc * (nk > 1 ? last_k + ppc : static_cast<std::uint32_t>(data_per_channel(L))) > m)
+    r.w = false;
+  for (const std::uint32_t kn : {tk, last_k}) {
+    for (const std::uint32_t cn : {tc, last_c}) {
+      if (cn * kn > m) r.w = false;
+      const bool contiguous = cn == 1 || kn == K;
+      if (!contiguous && !(lim.has_2d && kn <= lim.max_line_bytes && K <= lim.max_stride))
+        r.w = false;
+    }
+  }
+  return r;
+}
+
+/// Whether the specialised linear loop runs linear layer `L` planned as `P` on DMA limits
+/// `lim`: every such layer and plan (8- or 16-bit input; a transfer beyond one command goes
+/// through copy_box, see linear_loop).
 template <layer L, layer_plan P>
 constexpr bool specialised(const hal::dma_limits& lim) {
-  if constexpr (L.kind != op::linear || L.wide()) {  // a 16-bit input: run_linear_tiles
+  if constexpr (L.kind != op::linear) {
     return false;
   } else {
-    const auto K = static_cast<std::uint32_t>(L.in.elements());
-    const int nk = P.n_k > 1 ? P.n_k : 1;
-    const auto tk = static_cast<std::uint32_t>(nk > 1 ? P.tile_k : static_cast<int>(K));
-    const auto last_k = K - static_cast<std::uint32_t>(nk - 1) * tk;
-    const auto tc = static_cast<std::uint32_t>(P.tile_c);
-    const auto last_c = static_cast<std::uint32_t>(L.out.c - (P.n_c - 1) * P.tile_c);
-    const auto eb = static_cast<std::uint32_t>(L.output_bytes_per_element());
-    const std::uint32_t m = command_max(lim);
-    if (P.n_c < 1 || tk == 0 || last_k == 0 || last_c == 0 || tk > m || 4 * tc > m || tc * eb > m)
-      return false;
-    // A whole input, and an output buffer (a group of channel tiles, or the whole output),
-    // is one command too.
-    if ((P.x_copies == 1 && K > m) || (P.y_copies == 1 ? static_cast<std::uint32_t>(L.out.c) * eb
-                                                       : static_cast<std::uint32_t>(P.y_bytes)) > m)
-      return false;
-    // A merged tile's weights and parameters: one command (with K tiles, the last one's).
-    const auto ppc = static_cast<std::uint32_t>(kl_layout(L, 1).bytes);
-    if (tile_data_merged(L, P) &&
-        tc * (nk > 1 ? last_k + ppc : static_cast<std::uint32_t>(data_per_channel(L))) > m)
-      return false;
-    for (const std::uint32_t kn : {tk, last_k}) {
-      for (const std::uint32_t cn : {tc, last_c}) {
-        if (cn * kn > m) return false;
-        const bool contiguous = cn == 1 || kn == K;
-        if (!contiguous && !(lim.has_2d && kn <= lim.max_line_bytes && K <= lim.max_stride))
-          return false;
-      }
-    }
-    return true;
+    return commands_of<L, P>(lim).valid;
   }
 }
 
-/// The loop nest of a linear layer known at compile time whose every transfer is one command:
-/// the same transfers as run_linear_tiles, with the input and weight buffers chosen by the
-/// tile's parity and each command programmed inline into a handle of its own.
+/// The loop nest of a linear layer known at compile time: the same transfers as
+/// run_linear_tiles, with the input and weight buffers chosen by the tile's parity and each
+/// transfer that is one command in every tile (commands_of) programmed inline into a handle of
+/// its own; one that may take more goes through copy_box into a ring of handles, as in
+/// run_linear_tiles.
 ///
 /// When the input is whole in L1, the weights are double-buffered and a channel tile has one
 /// or two K tiles, the loop is steady: a tile's parity decides all its kernel arguments but
@@ -754,6 +809,7 @@ template <layer L, layer_plan P, class Env>
   constexpr int nk = P.n_k > 1 ? P.n_k : 1;
   constexpr int tk = nk > 1 ? P.tile_k : K;
   constexpr int eb = L.output_bytes_per_element();
+  constexpr int xe = L.input_bytes_per_element();  // 2: a 16-bit input (K, tk count elements)
   constexpr kl_offsets klo = kl_layout(L, P.tile_c);
   constexpr bool x_dual = P.l1.x[0] != P.l1.x[1];
   constexpr bool w_dual = P.l1.w[0] != P.l1.w[1];
@@ -764,6 +820,7 @@ template <layer L, layer_plan P, class Env>
   // The input slice changes every tile when the reduction is cut (else one slice serves all).
   constexpr bool x_alt = x_dual && nk > 1 && !x_whole;
   constexpr bool steady = w_dual && x_whole && nk <= 2;
+  constexpr linear_commands one = commands_of<L, P>(E::limits);
   const int ic0 = v.c_begin / P.tile_c, ic1 = tiles_of(v.c_end, P.tile_c);
   const int total = (ic1 - ic0) * nk;
   if (total <= 0) return;
@@ -774,9 +831,11 @@ template <layer L, layer_plan P, class Env>
     return L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
   };
 
-  one_slot<E> xs[2], ys[2];
-  typename E::handle wh[2][4]{};                   // weights, bias, kappa, lambda
-  constexpr bool merged = tile_data_merged(L, P);  // weights and parameters one command
+  std::conditional_t<one.x, one_slot<E>, dma_slot<E>> xs[2];
+  std::conditional_t<one.y, one_slot<E>, dma_slot<E>> ys[2];
+  typename E::handle wh[2][4]{};  // weights, bias, kappa, lambda (one command each)
+  [[maybe_unused]] std::conditional_t<one.w, char, dma_slot<E, 4>[2]> ws {};  // else these
+  constexpr bool merged = tile_data_merged(L, P);  // weights and parameters one run of bytes
   constexpr int ppc = kl_layout(L, 1).bytes;
   constexpr int dpc = data_per_channel(L);
   // Bytes of a merged tile's data: K tile `k` of `c` channels, with the parameters after the
@@ -785,13 +844,29 @@ template <layer L, layer_plan P, class Env>
     return nk > 1 ? c * (k_bytes(k) + (k == nk - 1 ? ppc : 0)) : c * dpc;
   };
   const auto load_x = [&](int ik, int b) CTILE_INLINE {
-    xs[b].start(dma, dma_dir::l2_to_l1, dma_piece{0, 0, u(x_whole ? K : k_bytes(ik)), 0, 0},
-                l1 + pick(P.l1.x, b),
-                const_cast<std::uint8_t*>(v.x + static_cast<std::ptrdiff_t>(ik) * tk));
+    const int n = (x_whole ? K : k_bytes(ik)) * xe;
+    const std::uint8_t* src = v.x + static_cast<std::ptrdiff_t>(ik) * tk * xe;
+    if constexpr (one.x)
+      xs[b].start(dma, dma_dir::l2_to_l1, dma_piece{0, 0, u(n), 0, 0}, l1 + pick(P.l1.x, b),
+                  const_cast<std::uint8_t*>(src));
+    else
+      copy_box(dma, xs[b], dma_dir::l2_to_l1, l1 + pick(P.l1.x, b), src, 1, 1, n, n, n);
   };
   const auto load_w = [&](int ic, int ik, int b) CTILE_INLINE {
     const int cn = channels(ic), kn = k_bytes(ik);
     const channel_data d = channel_data_at(K, dpc, merged, v.w_n, ic * P.tile_c - v.w_c0, cn);
+    if constexpr (!one.w) {  // as run_linear_tiles
+      if constexpr (merged) {
+        const int n = tile_bytes(ik, cn);
+        copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + pick(P.l1.w, b),
+                 v.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk * cn, 1, 1, n, n, n);
+      } else {
+        copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + pick(P.l1.w, b),
+                 v.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk, 1, cn, kn, K, cn * K);
+        if (ik == nk - 1) load_channel_params(dma, ws[b], l1 + pick(P.l1.kl, b), klo, L, v, d, cn);
+      }
+      return;
+    }
     if constexpr (merged) {  // by K tile in the block; the last one with the parameters
       auto* src =
           const_cast<std::uint8_t*>(v.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk * cn);
@@ -807,6 +882,10 @@ template <layer L, layer_plan P, class Env>
     if (ik == nk - 1) start_channel_params(dma, wh[b], l1 + pick(P.l1.kl, b), klo, L, v, d, cn);
   };
   const auto wait_w = [&](int ik, int b) CTILE_INLINE {
+    if constexpr (!one.w) {
+      ws[b].wait(dma);
+      return;
+    }
     dma.wait(wh[b][0]);
     if (merged || ik != nk - 1) return;
     if (klo.bias >= 0) dma.wait(wh[b][1]);
@@ -827,13 +906,14 @@ template <layer L, layer_plan P, class Env>
     a.cores = env.cores();
     set_fields(a.split, P.split);
     a.in_signed = L.in_range.is_signed();
+    if constexpr (L.wide()) set_widths(a, L);  // the portable wide kernels
     if constexpr (nk > 1) a.partial = reinterpret_cast<std::int32_t*>(l1 + P.l1.scratch);
   };
   // What a parity fixes in a steady loop: its K tile's input slice, size and place in the
   // reduction, and its weight buffer, laid out for `cn` channels.
   const auto parity_args = [&](kernels::tile_args& a, int b, int cn) CTILE_INLINE {
     const int ik = nk == 2 ? b : 0;
-    a.in = l1 + P.l1.x[0] + ik * tk;
+    a.in = l1 + P.l1.x[0] + ik * tk * xe;
     a.c_in = k_bytes(ik);
     a.c_out = cn;
     point_weights<L, P>(a, l1, b, cn);
@@ -869,8 +949,13 @@ template <layer L, layer_plan P, class Env>
   // Sends the buffer, full or at the end of the run, up to channel `c_end`; the other buffer
   // is next, free once its own transfer is done.
   const auto send_y = [&](int c_end) {
-    ys[yb].start(dma, dma_dir::l1_to_l2, dma_piece{0, 0, u((c_end - y_c0) * eb), 0, 0}, y_buf,
-                 v.y + static_cast<std::ptrdiff_t>(y_c0) * eb);
+    const int n = (c_end - y_c0) * eb;
+    if constexpr (one.y)
+      ys[yb].start(dma, dma_dir::l1_to_l2, dma_piece{0, 0, u(n), 0, 0}, y_buf,
+                   v.y + static_cast<std::ptrdiff_t>(y_c0) * eb);
+    else
+      copy_box(dma, ys[yb], dma_dir::l1_to_l2, y_buf, v.y + static_cast<std::ptrdiff_t>(y_c0) * eb,
+               1, 1, n, n, n);
     if constexpr (y_dual) yb = 1 - yb;
     ys[yb].wait(dma);
     y_buf = y_next = l1 + P.l1.y[yb];
@@ -882,7 +967,7 @@ template <layer L, layer_plan P, class Env>
   // and the sizes are constants but for the short last channel tile. A prefetch is of that
   // tile once `left` is down to `short_from`; the tile is next once `left` falls to
   // `short_at`.
-  constexpr bool stream = steady && merged;
+  constexpr bool stream = steady && merged && one.w;
   const bool short_run = P.last_c != P.tile_c && ic1 == P.n_c;
   const int short_at = short_run && total > nk ? nk : -1;
   const int short_from = short_run ? nk + 1 : 0;  // a prefetch from there is of the short tile
@@ -925,7 +1010,7 @@ template <layer L, layer_plan P, class Env>
     }
     const int kn = k_bytes(ik);
     if constexpr (!steady) {
-      a.in = l1 + P.l1.x[xb] + (x_whole ? ik * tk : 0);
+      a.in = l1 + P.l1.x[xb] + (x_whole ? ik * tk * xe : 0);
       a.c_in = kn;
       point_weights<L, P>(a, l1, wb, cn);
       if constexpr (nk > 1) {
@@ -936,7 +1021,7 @@ template <layer L, layer_plan P, class Env>
     if (last) a.out = y_next;
     env.check_tile(kernels::kernel_kind::linear, a, P.scratch_bytes);
     {
-      [[maybe_unused]] auto reading = env.reading(a.in, kn);
+      [[maybe_unused]] auto reading = env.reading(a.in, kn * xe);
       [[maybe_unused]] auto writing = env.writing(a.out, last ? cn * eb : 0);
       if (steady && B == 1)
         env.cluster.fork(a.cores, body1);
@@ -1020,18 +1105,20 @@ constexpr layer_plan loop_key(layer_plan p) {
   return p;
 }
 
-/// The loop nest of a layer and plan known at compile time: the specialised convolution or
-/// linear loop when it applies, else the same code as run_tiles (always inlined), instantiated here
-/// so that the layer's shape and plan fold into its loop bounds, border sizes and buffer offsets.
+/// The loop nest of a layer and plan known at compile time: the specialised convolution loop
+/// (every convolution, pool and add) or linear loop (every linear layer), instantiated with the
+/// layer's shape and plan as constants. (run_tiles, the same transfers over a layer and plan
+/// known at run time, serves plans made at run time.)
 template <layer L, layer_plan P, class Env>
 void run_tiles_static(Env& env, const kernels::requant_plan& q, const l2_operands& v,
                       std::uint8_t* l1) {
   if constexpr (conv_detail::specialised<L, P>(Env::dma_type::limits)) {
     run_conv_tiles<L, P>(env, q, v, l1);
-  } else if constexpr (linear_detail::specialised<L, P>(Env::dma_type::limits)) {
-    linear_detail::linear_loop<L, P>(env, q, v, l1);
   } else {
-    run_tiles<variant_of(L, P)>(env, L, P, q, v, l1);
+    static_assert(linear_detail::specialised<L, P>(Env::dma_type::limits),
+                  "This plan's tiles are not its layer's (a tile count of 0, or K tiles that do "
+                  "not cover the reduction): no loop nest runs it.");
+    linear_detail::linear_loop<L, P>(env, q, v, l1);
   }
 }
 

@@ -1,8 +1,10 @@
 // The L2 <-> L1 loop nest of one layer: output-channel tiles, then rows, then columns. While
 // the kernel computes tile i, the DMA brings tile i+1's input (and weights only when the
 // output-channel tile changes); the output of tile i leaves asynchronously. Every bound, border
-// size and offset comes from the layer and its plan, so with both constant (the executor passes
-// them as template arguments) the loops are statically sized.
+// size and offset comes from the layer and its plan, given at run time: this loop runs the
+// plans made at run time (the host tools, the ONNX engine). A layer and plan known at compile
+// time runs the specialised loops of conv_tiles.hpp (run_tiles_static), which make the same
+// transfers (the tests compare their values and command counts).
 #pragma once
 
 #include <cstdint>
