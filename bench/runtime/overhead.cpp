@@ -218,7 +218,7 @@ void print_unrolled(const char* name, std::index_sequence<I...>) {
     if constexpr (k > 0) {
       constexpr layer L = schedule::loop_key(Net::layers[k]);
       constexpr layer_plan LP = schedule::loop_key(plan_of<Net, P>.layers[k]);
-      if constexpr (schedule::conv_detail::specialised<L, LP>(null_dma::limits) &&
+      if constexpr (schedule::conv_detail::specialised<L, LP>() &&
                     schedule::conv_detail::unrolled<L, LP>())
         std::printf(" %zu", k);
     }

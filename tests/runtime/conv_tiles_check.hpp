@@ -121,7 +121,7 @@ outcome run(loop which, const std::vector<stripe>& stripes, const layer_params& 
     if (which == loop::specialised) {
       schedule::run_tiles_static<L, P>(env, q, v, arena);
     } else if (which == loop::rolled) {
-      if constexpr (schedule::conv_detail::specialised<L, P>(hal::host_dma::limits))
+      if constexpr (schedule::conv_detail::specialised<L, P>())
         schedule::run_conv_tiles<L, P, false>(env, q, v, arena);
     } else {
       schedule::run_tiles(env, L, P, q, v, arena);
@@ -151,7 +151,7 @@ outcome run(loop which, const std::vector<stripe>& stripes, const layer_params& 
 /// Whether the specialised loop unrolls layer `L` planned as `P` when it runs whole.
 template <layer L, layer_plan P>
 constexpr bool unrolls() {
-  if constexpr (schedule::conv_detail::specialised<L, P>(hal::host_dma::limits))
+  if constexpr (schedule::conv_detail::specialised<L, P>())
     return schedule::conv_detail::unrolled<L, P>();
   else
     return false;
@@ -163,8 +163,8 @@ constexpr bool unrolls() {
 template <class Net, layer_plan P, bool Special = true, std::size_t I = 1>
 void check(const std::vector<std::vector<stripe>>& runs, int cores, std::uint32_t seed) {
   constexpr layer L = Net::layers[I];
-  static_assert((schedule::conv_detail::specialised<L, P>(hal::host_dma::limits) ||
-                 schedule::linear_detail::specialised<L, P>(hal::host_dma::limits)) == Special,
+  static_assert((schedule::conv_detail::specialised<L, P>() ||
+                 schedule::linear_detail::specialised<L, P>()) == Special,
                 "The test's plan must take the loop the test names.");
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> wd(-40, 40), bd(-3000, 3000), kd(1, 4), ld(-5000, 9000),

@@ -43,8 +43,7 @@ TEST(ConvTiles, UnrolledAndRolled) {
   check<conv3x3, few>({{{0, 19, 0, 12}}}, 8, 48);
   constexpr layer_plan many = plan_with(conv3x3::layers[1], 1, 7, 12);  // 19 x 4 tiles
   static_assert(!unrolls<conv3x3::layers[1], many>());
-  static_assert(
-      schedule::conv_detail::specialised<conv3x3::layers[1], many>(hal::host_dma::limits));
+  static_assert(schedule::conv_detail::specialised<conv3x3::layers[1], many>());
   check<conv3x3, many>({{{0, 19, 0, 12}}, {{0, 7, 0, 12}, {7, 19, 0, 12}}}, 8, 46);
   constexpr layer_plan dw_many = plan_with(dwise::layers[1], 1, 17, 4);  // 15 x 5 tiles
   static_assert(!unrolls<dwise::layers[1], dw_many>());

@@ -116,4 +116,19 @@ TEST(ConvTiles, LinearBeyondOneCommand) {
   check<fc_long, two>({{{0, 1, 0, 3}}, {{0, 1, 0, 1}, {0, 1, 1, 3}}}, 8, 28);
 }
 
+// An output beyond one command: 8,200 int32 outputs (32,800 B) whole in one L1 buffer leave
+// through copy_box, as several commands, at the end of the run (and of each stripe).
+using fc_tall = network<input(1, 1, 20), linear(8200).with_bias().raw()>;
+TEST(ConvTiles, LinearOutputBeyondOneCommand) {
+  constexpr layer l = fc_tall::layers[1];
+  constexpr layer_plan p = plan_linear(l, 512, 0);  // 17 channel tiles, the last of 8
+  static_assert(p.n_c == 17 && p.y_copies == 1 && p.y_bytes == 8200 * 4,
+                "The whole output is one buffer of 32,800 B.");
+  static_assert(!schedule::linear_detail::commands_of<l, p>(hal::host_dma::limits).y &&
+                    schedule::linear_detail::commands_of<l, p>(hal::host_dma::limits).w,
+                "Only the output is beyond one command.");
+  check<fc_tall, p>({{{0, 1, 0, 8200}}, {{0, 1, 0, 3072}, {0, 1, 3072, 8200}}}, 8, 34);
+  check<fc_tall, single_buffered(p)>({{{0, 1, 0, 8200}}}, 3, 35);
+}
+
 }  // namespace

@@ -280,11 +280,11 @@ constexpr command_shapes shapes_of(const hal::dma_limits& lim) {
   return s;
 }
 
-/// Whether the specialised loop runs layer `L` with plan `P` on DMA limits `lim`: every
-/// convolution, pool and add (8- or 16-bit; a tile whose input or output takes more than one
-/// command programs it through copy_box, as run_tiles does).
+/// Whether the specialised loop runs layer `L` with plan `P`: every convolution, pool and add
+/// (8- or 16-bit; on any DMA: a tile whose input or output takes more than one command
+/// programs it through copy_box, as run_tiles does).
 template <layer L, layer_plan P>
-constexpr bool specialised(const hal::dma_limits&) {
+constexpr bool specialised() {
   if constexpr ((L.kind != op::conv && L.kind != op::depthwise && !channel_input(L)) || P.n_k > 1) {
     return false;
   } else {
@@ -773,15 +773,15 @@ constexpr linear_commands commands_of(const hal::dma_limits& lim) {
   return r;
 }
 
-/// Whether the specialised linear loop runs linear layer `L` planned as `P` on DMA limits
-/// `lim`: every such layer and plan (8- or 16-bit input; a transfer beyond one command goes
-/// through copy_box, see linear_loop).
+/// Whether the specialised linear loop runs linear layer `L` planned as `P`: every such layer
+/// and plan whose tiles are the layer's (8- or 16-bit input; on any DMA: a transfer beyond one
+/// command goes through copy_box, see linear_loop).
 template <layer L, layer_plan P>
-constexpr bool specialised(const hal::dma_limits& lim) {
+constexpr bool specialised() {
   if constexpr (L.kind != op::linear) {
     return false;
   } else {
-    return commands_of<L, P>(lim).valid;
+    return commands_of<L, P>(hal::dma_limits{}).valid;  // valid whatever the limits
   }
 }
 
@@ -1112,10 +1112,10 @@ constexpr layer_plan loop_key(layer_plan p) {
 template <layer L, layer_plan P, class Env>
 void run_tiles_static(Env& env, const kernels::requant_plan& q, const l2_operands& v,
                       std::uint8_t* l1) {
-  if constexpr (conv_detail::specialised<L, P>(Env::dma_type::limits)) {
+  if constexpr (conv_detail::specialised<L, P>()) {
     run_conv_tiles<L, P>(env, q, v, l1);
   } else {
-    static_assert(linear_detail::specialised<L, P>(Env::dma_type::limits),
+    static_assert(linear_detail::specialised<L, P>(),
                   "This plan's tiles are not its layer's (a tile count of 0, or K tiles that do "
                   "not cover the reduction): no loop nest runs it.");
     linear_detail::linear_loop<L, P>(env, q, v, l1);
