@@ -324,13 +324,17 @@ def self_test():
     #    and over both intervals 3 lines (0xa0 again), 32 bytes, 64 function bytes.
     words = [lui(5, 4), addi(6, 0, 1), sw(6, 5, 0), addi(1, 1, 1)] + [addi(1, 1, 1)] * 4 + \
         [sw(0, 5, 0), sw(6, 5, 0), addi(1, 1, 1), sw(0, 5, 0)] + exit_seq
-    m = ClusterMachine(program(words), 0x80, Timing([]))
-    m.probe, m.probe_functions = 0x4000, [(0x80, 0x40, "f")]
-    m.x[2] = m.base + m.size
-    try:
-        m.run(limit=1000)
-    except base.Exit:
-        pass
+    def probed(regions):
+        """The machine after running `words` with the probe at 0x4000."""
+        m = ClusterMachine(program(words), 0x80, Timing(regions))
+        m.probe, m.probe_functions = 0x4000, [(0x80, 0x40, "f")]
+        m.x[2] = m.base + m.size
+        try:
+            m.run(limit=1000)
+        except base.Exit:
+            pass
+        return m
+    m = probed([])
     got = [m.load(0x4004 + 4 * i, 4, False) for i in range(6)]
     want = [1, 8, 64, 3, 32, 64]
     ok = got == want
@@ -339,14 +343,7 @@ def self_test():
     # 6. The breakdown of the same program with the probe a peripheral: interval 1 fetches
     #    lines 0x90 and 0xa0 cold and its closing store reaches the peripheral (the opening
     #    store's access comes before the interval starts); interval 2 only its closing store.
-    m = ClusterMachine(program(words), 0x80, Timing([((0x4000, 0x4100), "peripheral")]))
-    m.probe, m.probe_functions = 0x4000, [(0x80, 0x40, "f")]
-    m.x[2] = m.base + m.size
-    try:
-        m.run(limit=1000)
-    except base.Exit:
-        pass
-    got = m.intervals
+    got = probed([((0x4000, 0x4100), "peripheral")]).intervals
     want = [{"l0_miss": 2, "l1_miss": 2, "l2_data": 0, "peripheral": 1},
             {"l0_miss": 0, "l1_miss": 0, "l2_data": 0, "peripheral": 1}]
     ok = got == want
