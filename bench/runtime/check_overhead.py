@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the tile-overhead bench and checks its output (format and consistency, no timings).
 
-Usage: check_overhead.py [--model] [--qemu QEMU] -- COMMAND...
+Usage: check_overhead.py [--model] [--qemu QEMU] [--kernels] -- COMMAND...
 
 COMMAND runs one tile_overhead_<network>.elf (under QEMU, or under the simulator's cluster
 timing model with --model). Checked: the exit status; the placement line; the network's line
@@ -13,8 +13,9 @@ code line (the bytes touched over the network at least the largest layer's and a
 layers' sum, which it states) and cycles above instructions over the network. With --qemu,
 the ELF (COMMAND's last argument) also runs under `QEMU -icount shift=0`, and every layer's
 tiles, commands and instructions must be the same in both runs: two independent RV32IMC
-implementations count the same program. Prints the output, then "overhead output ok" or
-what failed.
+implementations count the same program. With --kernels (a _kernels.elf, which runs the
+kernels and takes their time off), the kernels line too: positive counts, cycles at least the
+instructions. Prints the output, then "overhead output ok" or what failed.
 """
 import re
 import subprocess
@@ -24,6 +25,8 @@ LAYER = re.compile(r"^(\d+)\s+(\w+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+|-)\s+
                    r"(\d+|-)\s+(\d+)\s+(\d+\.\d\d)%\s+(\d+\.\d\d)%$")
 TOTAL = re.compile(r"^total (\w+): (\d+) instructions, (\d+) cycles, (\d+) modeled compute "
                    r"cycles: (\d+\.\d\d)% instructions, (\d+\.\d\d)% cycles$")
+KERNELS = re.compile(r"^kernels (\w+): (\d+) instructions, (\d+) cycles on the forks' slowest "
+                     r"cores \(not in the figures above\)$")
 CODE = re.compile(r"^code (\w+): (\d+) bytes touched \((\d+) lines of 16 B; (\d+) over the "
                   r"layers\), (\d+) instruction bytes executed, (\d+) bytes of the functions "
                   r"run$")
@@ -33,6 +36,7 @@ def main():
     args = sys.argv[1:]
     opts = args[:args.index("--")]
     model = "--model" in opts
+    with_kernels = "--kernels" in opts
     qemu = opts[opts.index("--qemu") + 1] if "--qemu" in opts else None
     cmd = args[args.index("--") + 1:]
     # QEMU's semihosting writes the program's output to stderr.
@@ -97,6 +101,15 @@ def main():
         need(share_ok(si, scomp, tip) and share_ok(sc, scomp, tcp), "total shares wrong")
         if model:
             need(sc > si, f"{sc} cycles, not above {si} instructions under the model")
+    kern = [KERNELS.match(ln) for ln in lines if ln.startswith("kernels ")]
+    if with_kernels:
+        need(len(kern) == 1 and kern[0] is not None, "no kernels line")
+        if kern and kern[0] is not None:
+            kname, ki, kc = kern[0].groups()
+            need(kname == name, f"kernels line of {kname}, network {name}")
+            need(0 < int(ki) <= int(kc), f"kernels: {ki} instructions, {kc} cycles")
+    else:
+        need(not kern, "a kernels line in a build that runs none")
     code = [CODE.match(ln) for ln in lines if ln.startswith("code ")]
     if model:
         need(len(code) == 1 and code[0] is not None, "no code line under the model")

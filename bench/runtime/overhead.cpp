@@ -129,6 +129,36 @@ volatile code_probe ctile_code_probe{};
 }
 namespace {
 
+/// Runs no kernel: every instruction counted is the loop nest's.
+struct no_kernels {
+  static void run(kernels::kernel_kind, const kernels::tile_args&, int) {}
+};
+
+/// Runs the tile kernels (the portable ones of this build, on whatever the L1 buffers hold:
+/// the DMA moves nothing) and times each call, so that a fork can take its slowest core's time
+/// in them off that core's figure. What is left is the schedule's time outside the kernels
+/// with the kernels' code fetched between tiles, as on a cluster, where they evict the loop
+/// nest's lines from the instruction caches. Built with CTILE_OVERHEAD_KERNELS.
+struct timed_kernels {
+  static inline counters spent{};  // in the current fork body
+  static void run(kernels::kernel_kind k, const kernels::tile_args& a, int core) {
+    const counters s = now();
+    kernels::run(k, a, core);
+    spent += now() - s;
+  }
+  template <kernels::kernel_variant V>
+  static void run_as(kernels::kernel_kind k, const kernels::tile_args& a, int core) {
+    const counters s = now();
+    kernels::run_as<V>(k, a, core);
+    spent += now() - s;
+  }
+};
+#if defined(CTILE_OVERHEAD_KERNELS)
+using bench_kernels = timed_kernels;
+#else
+using bench_kernels = no_kernels;
+#endif
+
 /// Runs the kernel fork's bodies one core after the other on this hart, timing each: the
 /// cores program their share of the DMA commands (the depthwise marshalling) and run no kernel
 /// (see no_kernels). Of a fork only its slowest core counts (by cycles; its instructions with
@@ -157,26 +187,41 @@ struct timing_cluster {
     const counters t0 = now();
     team = n;
     counters slowest{};
+#if defined(CTILE_OVERHEAD_KERNELS)
+    counters slowest_in_kernels{};
+#endif
     for (int c = 0; c < n; ++c) {
       id = c;
+#if defined(CTILE_OVERHEAD_KERNELS)
+      timed_kernels::spent = {};
+#endif
       const counters s = now();
       fn(arg, c);
       const counters d = now() - s;
-      if (d.cycles > slowest.cycles || (d.cycles == slowest.cycles && d.instr > slowest.instr))
+      if (d.cycles > slowest.cycles || (d.cycles == slowest.cycles && d.instr > slowest.instr)) {
         slowest = d;
+#if defined(CTILE_OVERHEAD_KERNELS)
+        slowest_in_kernels = timed_kernels::spent;
+#endif
+      }
     }
     team = 0;
     ++forks;
+#if defined(CTILE_OVERHEAD_KERNELS)
+    in_kernels += slowest_in_kernels;
+#endif
     excess += now() - t0 - slowest;
   }
   void barrier() {}
-  int core_id() const { return id; }
-  int cores() const { return team > 0 ? team : 8; }
-};
-
-/// Runs no kernel: every instruction counted is the loop nest's.
-struct no_kernels {
-  static void run(kernels::kernel_kind, const kernels::tile_args&, int) {}
+  int core_id() const {
+    return id;
+  }
+  int cores() const {
+    return team > 0 ? team : 8;
+  }
+#if defined(CTILE_OVERHEAD_KERNELS)
+  counters in_kernels{};  // the slowest cores' time in kernel calls (timed_kernels)
+#endif
 };
 
 /// Starts the code-fetch probe; probe_stop stops it and returns what it reported.
@@ -246,7 +291,7 @@ void run_network(const char* name, counters empty_fork) {
                     kernels::requant_plan{};
   null_dma dma;
   timing_cluster cluster;
-  using env_t = schedule::exec_env<null_dma, timing_cluster, schedule::no_checks, no_kernels>;
+  using env_t = schedule::exec_env<null_dma, timing_cluster, schedule::no_checks, bench_kernels>;
   env_t env{dma, cluster, {}, P.cores};
   using nests = typename executor<Net, P>::static_tiles;
   std::printf("network %s: %zu layers\n", name, Net::size - 1);
@@ -269,6 +314,9 @@ void run_network(const char* name, counters empty_fork) {
     v.c_end = l.out.c;
     const std::uint32_t c0 = dma.commands;
     const counters e0 = cluster.excess;
+#if defined(CTILE_OVERHEAD_KERNELS)
+    const counters k0 = cluster.in_kernels;
+#endif
     const std::uint64_t f0 = cluster.forks;
     probe_start();
     const counters t0 = now();
@@ -278,7 +326,11 @@ void run_network(const char* name, counters empty_fork) {
     const counters t1 = now();
     const probe_report r = probe_stop();
     all = r;
-    const counters d = t1 - t0 - (cluster.excess - e0);
+    // (With the kernels run, their time on each fork's slowest core is not the schedule's.)
+    counters d = t1 - t0 - (cluster.excess - e0);
+#if defined(CTILE_OVERHEAD_KERNELS)
+    d = d - (cluster.in_kernels - k0);
+#endif
     const auto compute = static_cast<std::uint64_t>(p.l1_cycles);
     std::printf("%-4zu %-9s %6lld %8lu %9lu %9lu", i, op_name(l.kind),
                 static_cast<long long>(p.tiles()), static_cast<unsigned long>(dma.commands - c0),
@@ -308,6 +360,13 @@ void run_network(const char* name, counters empty_fork) {
         static_cast<unsigned long>(all.all_bytes), static_cast<unsigned long>(all.all_functions));
   const counters stand_in{static_cast<std::uint32_t>(forks * empty_fork.instr),
                           static_cast<std::uint32_t>(forks * empty_fork.cycles)};
+#if defined(CTILE_OVERHEAD_KERNELS)
+  std::printf(
+      "kernels %s: %lu instructions, %lu cycles on the forks' slowest cores (not in "
+      "the figures above)\n",
+      name, static_cast<unsigned long>(cluster.in_kernels.instr),
+      static_cast<unsigned long>(cluster.in_kernels.cycles));
+#endif
   std::printf("without the fork stand-in %s (%llu forks): %.2f%% instructions, %.2f%% cycles\n",
               name, static_cast<unsigned long long>(forks),
               percent(total.instr - stand_in.instr, total_compute),
