@@ -294,10 +294,17 @@ void run_network(const char* name, counters empty_fork) {
   using env_t = schedule::exec_env<null_dma, timing_cluster, schedule::no_checks, bench_kernels>;
   env_t env{dma, cluster, {}, P.cores};
   using nests = typename executor<Net, P>::static_tiles;
-  std::printf("network %s: %zu layers\n", name, Net::size - 1);
-  std::printf("%-4s %-9s %6s %8s %9s %9s %8s %8s %8s %10s %7s %7s\n", "#", "kind", "tiles",
-              "commands", "instr", "cycles", "lines_B", "exec_B", "func_B", "compute", "instr%",
-              "cycles%");
+  // Each layer's figures, printed after the last layer: an inference prints nothing between
+  // its layers, and a printf there would evict the next layer's code from the instruction
+  // caches (and charge the next layer its cold lines again).
+  struct layer_row {
+    long long tiles;
+    std::uint32_t commands;
+    counters d;
+    probe_report r;
+    std::uint64_t compute;
+  };
+  static layer_row rows[Net::size];
   counters total{};
   std::uint64_t total_compute = 0, forks = 0;
   std::uint32_t line_bytes_sum = 0;
@@ -332,18 +339,26 @@ void run_network(const char* name, counters empty_fork) {
     d = d - (cluster.in_kernels - k0);
 #endif
     const auto compute = static_cast<std::uint64_t>(p.l1_cycles);
-    std::printf("%-4zu %-9s %6lld %8lu %9lu %9lu", i, op_name(l.kind),
-                static_cast<long long>(p.tiles()), static_cast<unsigned long>(dma.commands - c0),
-                static_cast<unsigned long>(d.instr), static_cast<unsigned long>(d.cycles));
-    print_count(r.lines * 16);
-    print_count(r.bytes);
-    print_count(r.functions);
-    std::printf(" %10llu %6.2f%% %6.2f%%\n", static_cast<unsigned long long>(compute),
-                percent(d.instr, compute), percent(d.cycles, compute));
+    rows[i] = {static_cast<long long>(p.tiles()), dma.commands - c0, d, r, compute};
     total += d;
     total_compute += compute;
     line_bytes_sum += r.lines * 16;
     forks += cluster.forks - f0;
+  }
+  std::printf("network %s: %zu layers\n", name, Net::size - 1);
+  std::printf("%-4s %-9s %6s %8s %9s %9s %8s %8s %8s %10s %7s %7s\n", "#", "kind", "tiles",
+              "commands", "instr", "cycles", "lines_B", "exec_B", "func_B", "compute", "instr%",
+              "cycles%");
+  for (std::size_t i = 1; i < Net::size; ++i) {
+    const layer_row& w = rows[i];
+    std::printf("%-4zu %-9s %6lld %8lu %9lu %9lu", i, op_name(Net::layers[i].kind), w.tiles,
+                static_cast<unsigned long>(w.commands), static_cast<unsigned long>(w.d.instr),
+                static_cast<unsigned long>(w.d.cycles));
+    print_count(w.r.lines * 16);
+    print_count(w.r.bytes);
+    print_count(w.r.functions);
+    std::printf(" %10llu %6.2f%% %6.2f%%\n", static_cast<unsigned long long>(w.compute),
+                percent(w.d.instr, w.compute), percent(w.d.cycles, w.compute));
   }
   std::printf(
       "total %s: %lu instructions, %lu cycles, %llu modeled compute cycles: %.2f%% "
@@ -390,10 +405,13 @@ int main() {
   {
     timing_cluster cluster;
     volatile int sink = 0;
-    cluster.fork(P.cores, [&](int) { sink = 0; });  // warms the stand-in's code
+    // One body for both forks: two lambdas would be two thunks, and the second one's line
+    // cold or not by where it landed (an 18-cycle L2 refill in some builds, not in others).
+    const auto body = [&](int) { sink = 0; };
+    cluster.fork(P.cores, body);  // warms the stand-in's code
     const counters e0 = cluster.excess;
     const counters t0 = now();
-    cluster.fork(P.cores, [&](int) { sink = 0; });
+    cluster.fork(P.cores, body);
     empty = now() - t0 - (cluster.excess - e0);
   }
   std::printf("an empty fork: %lu instructions, %lu cycles\n",
