@@ -27,6 +27,11 @@ TOTAL = re.compile(r"^total (\w+): (\d+) instructions, (\d+) cycles, (\d+) model
                    r"cycles: (\d+\.\d\d)% instructions, (\d+\.\d\d)% cycles$")
 KERNELS = re.compile(r"^kernels (\w+): (\d+) instructions, (\d+) cycles on the forks' slowest "
                      r"cores \(not in the figures above\)$")
+EXEC_LAYER = re.compile(r"^(\d+)\s+(\w+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+"
+                        r"(\d+\.\d\d)%$")
+EXEC_TOTAL = re.compile(r"^executor (\w+): (\d+) instructions, (\d+) cycles, (\d+) modeled "
+                        r"compute cycles: (\d+\.\d\d)% instructions, (\d+\.\d\d)% cycles "
+                        r"\(without the fork stand-in, (\d+) forks: (-?\d+\.\d\d)%\)$")
 CODE = re.compile(r"^code (\w+): (\d+) bytes touched \((\d+) lines of 16 B; (\d+) over the "
                   r"layers\), (\d+) instruction bytes executed, (\d+) bytes of the functions "
                   r"run$")
@@ -101,6 +106,33 @@ def main():
         need(share_ok(si, scomp, tip) and share_ok(sc, scomp, tcp), "total shares wrong")
         if model:
             need(sc > si, f"{sc} cycles, not above {si} instructions under the model")
+    # The same network through schedule::run_network: its layers' lines and total, which
+    # holds everything the loop nests' total holds and the per-layer path besides.
+    heads = [k for k, ln in enumerate(lines)
+             if ln == f"executor {name}: each layer through schedule::run_network"]
+    need(len(heads) == 1, f"{len(heads)} executor tables, want 1")
+    if len(heads) == 1:
+        k0 = heads[0]
+        need(lines[k0 + 1].split()[:7] == ["#", "kind", "tiles", "commands", "l3", "instr",
+                                           "cycles"], "no executor column header")
+        rows = [EXEC_LAYER.match(ln) for ln in lines[k0 + 2:k0 + 2 + n]]
+        need(all(rows) and len(rows) == n, "executor layer lines malformed")
+        etot = [EXEC_TOTAL.match(ln) for ln in lines if ln.startswith(f"executor {name}: ") and
+                "instructions" in ln]
+        need(len(etot) == 1 and etot[0] is not None, "no executor total line")
+        if all(rows) and len(rows) == n and etot and etot[0] is not None and layers:
+            g = [r.groups() for r in rows]
+            for a, b in zip(g, layers):
+                need(a[0] == b[0] and a[1] == b[1] and a[2] == b[2],
+                     f"executor layer {a[0]}: {a[1]} {a[2]} tiles, nest table {b[1]} {b[2]}")
+                need(share_ok(int(a[6]), int(a[7]), a[8]), f"executor layer {a[0]}: share wrong")
+            _, ei, ec, ecomp, eip, ecp, _, _ = etot[0].groups()
+            need(int(ei) == sum(int(a[5]) for a in g), "executor instructions != layers' sum")
+            need(int(ec) == sum(int(a[6]) for a in g), "executor cycles != layers' sum")
+            need(share_ok(int(ei), int(ecomp), eip) and share_ok(int(ec), int(ecomp), ecp),
+                 "executor shares wrong")
+            si = sum(int(b[4]) for b in layers)
+            need(int(ei) >= si, f"executor {ei} instructions, below the nests' {si}")
     kern = [KERNELS.match(ln) for ln in lines if ln.startswith("kernels ")]
     if with_kernels:
         need(len(kern) == 1 and kern[0] is not None, "no kernels line")

@@ -90,6 +90,10 @@ def simulate(path, regions):
         if e.code != 0:
             raise SystemExit(f"{path}: exit code {e.code}")
     out = "".join(m.out).splitlines()
+    # The loop nests' table only: the executor's table that follows it (each layer through
+    # schedule::run_network) holds the per-layer path, which these terms leave out.
+    execs = [k for k, ln in enumerate(out) if ln.startswith("executor ")]
+    out = out[:execs[0]] if execs else out
     layers = [LAYER.match(ln) for ln in out]
     layers = [x for x in layers if x]
     fork = [FORK.match(ln) for ln in out]
@@ -108,6 +112,8 @@ def simulate(path, regions):
         elif start is not None:
             deltas.append({key: s[key] - start[key] for key in s})
             start = None
+    # (The executor's table brackets its layers too, after the loop nests' table.)
+    deltas = deltas[:len(layers)]
     if not layers or len(deltas) != len(layers) or not fork:
         raise SystemExit(f"{path}: {len(layers)} layer lines, {len(deltas)} probe intervals")
     return layers, deltas, int(fork[0].group(2)), unrolled

@@ -31,6 +31,9 @@
 /// is a peripheral, the arena L1.
 struct bench_dma_regs {
   std::uint32_t cmd, l1, l2, stride, length, id, status;
+  // The L3 memory's channel (see null_l3): external address, L2 address, size, configuration
+  // (starts the transfer), transfer id, status.
+  std::uint32_t l3_ext, l3_l2, l3_size, l3_cfg, l3_id, l3_status;
 };
 extern "C" {
 extern volatile bench_dma_regs ctile_dma_queue;
@@ -74,6 +77,41 @@ struct null_dma {
     }
     h.id = 0;
   }
+};
+
+/// The L3 memory's stand-in: each transfer programmed as the HyperRAM's uDMA channel is (stores
+/// of the external address, the L2 address, the size and the start, a load of the id; a load
+/// of the status to wait), into the same volatile stand-in, moving nothing.
+struct null_l3 {
+  struct read_handle {
+    std::uint32_t id = 0;
+  };
+  struct write_handle {
+    std::uint32_t id = 0;
+  };
+  std::uint32_t transfers = 0;
+  static std::uint32_t start(std::uint32_t ext, const void* l2, std::uint32_t n,
+                             std::uint32_t cfg) {
+    ctile_dma_queue.l3_ext = ext;
+    ctile_dma_queue.l3_l2 = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(l2));
+    ctile_dma_queue.l3_size = n;
+    ctile_dma_queue.l3_cfg = cfg;
+    return ctile_dma_queue.l3_id;
+  }
+  static void await(std::uint32_t id) {
+    while ((ctile_dma_queue.l3_status >> (id & 31u)) & 1u) {
+    }
+  }
+  void read(void* l2, std::uint32_t addr, std::uint32_t n, read_handle& h) {
+    h.id = start(addr, l2, n, 1);
+    ++transfers;
+  }
+  void write(std::uint32_t addr, void* l2, std::uint32_t n, write_handle& h) {
+    h.id = start(addr, l2, n, 2);
+    ++transfers;
+  }
+  void wait(read_handle& h) { await(h.id); }
+  void wait(write_handle& h) { await(h.id); }
 };
 
 /// The core's counters: minstret (0xB02) and mcycle (0xB00), read as words because this
@@ -389,6 +427,93 @@ void run_network(const char* name, counters empty_fork) {
   print_unrolled<Net>(name, std::make_index_sequence<Net::size>{});
 }
 
+/// The same network run the way the cluster firmware runs it (examples/firmware/cluster):
+/// through schedule::run_network, whose per-layer path (the layer's context, its L3 staging
+/// by row bands and weight stripes, one loop-nest call per stripe) the table above leaves out.
+/// The L3 transfers go to null_l3; the plan, the layer array and the L2 placements are the
+/// executor's constants (read-only data, in L2 under the default placement), the
+/// requantization constants in L1 past the tile buffers. Each layer's figure runs from the
+/// previous layer's hook to its own, the fork stand-in's other cores taken off as above.
+/// Prints one line per layer and an "executor" total (the 2% figure's counterpart of what the
+/// firmware's `outside` sums).
+template <class Net>
+void run_executor(const char* name, counters empty_fork) {
+  using E = executor<Net, P>;
+  alignas(8) static std::uint8_t l2[E::required_l2_bytes];
+  static_assert(E::required_l1_bytes + sizeof(kernels::requant_plan) * Net::size <=
+                sizeof(ctile_l1_arena));
+  constexpr std::size_t q_at =
+      (sizeof(ctile_l1_arena) - sizeof(kernels::requant_plan) * Net::size) /
+      alignof(kernels::requant_plan) * alignof(kernels::requant_plan);
+  auto* quant = new (ctile_l1_arena + q_at) kernels::requant_plan[Net::size]{};
+  null_dma dma;
+  null_l3 l3;
+  timing_cluster cluster;
+  using env_t = schedule::exec_env<null_dma, timing_cluster, schedule::no_checks, bench_kernels>;
+  env_t env{dma, cluster, {}, P.cores};
+  struct layer_row {
+    counters d;
+    std::uint32_t commands, l3;
+    std::uint64_t forks;
+  };
+  static layer_row rows[Net::size];
+  counters t_prev{}, e_prev{};
+#if defined(CTILE_OVERHEAD_KERNELS)
+  counters k_prev{};
+#endif
+  std::uint32_t c_prev = 0, l3_prev = 0;
+  std::uint64_t f_prev = 0;
+  const auto mark = [&] {
+    e_prev = cluster.excess;
+#if defined(CTILE_OVERHEAD_KERNELS)
+    k_prev = cluster.in_kernels;
+#endif
+    c_prev = dma.commands;
+    l3_prev = l3.transfers;
+    f_prev = cluster.forks;
+    probe_start();
+    t_prev = now();
+  };
+  mark();
+  E::run_static(env, l3, std::span<const kernels::requant_plan>(quant, Net::size), ctile_l1_arena,
+                l2, [&](const schedule::layer_output& o) {
+                  const counters t = now();
+                  probe_stop();
+                  counters d = t - t_prev - (cluster.excess - e_prev);
+#if defined(CTILE_OVERHEAD_KERNELS)
+                  d = d - (cluster.in_kernels - k_prev);
+#endif
+                  rows[static_cast<std::size_t>(o.index)] = {
+                      d, dma.commands - c_prev, l3.transfers - l3_prev, cluster.forks - f_prev};
+                  mark();
+                });
+  std::printf("executor %s: each layer through schedule::run_network\n", name);
+  std::printf("%-4s %-9s %6s %8s %6s %9s %9s %10s %7s\n", "#", "kind", "tiles", "commands", "l3",
+              "instr", "cycles", "compute", "cycles%");
+  counters total{};
+  std::uint64_t compute = 0, forks = 0;
+  for (std::size_t i = 1; i < Net::size; ++i) {
+    const layer_row& w = rows[i];
+    const auto c = static_cast<std::uint64_t>(E::plan.layers[i].l1_cycles);
+    std::printf("%-4zu %-9s %6lld %8lu %6lu %9lu %9lu %10llu %6.2f%%\n", i,
+                op_name(Net::layers[i].kind), static_cast<long long>(E::plan.layers[i].tiles()),
+                static_cast<unsigned long>(w.commands), static_cast<unsigned long>(w.l3),
+                static_cast<unsigned long>(w.d.instr), static_cast<unsigned long>(w.d.cycles),
+                static_cast<unsigned long long>(c), percent(w.d.cycles, c));
+    total += w.d;
+    compute += c;
+    forks += w.forks;
+  }
+  const auto stand_in = static_cast<std::uint32_t>(forks * empty_fork.cycles);
+  std::printf(
+      "executor %s: %lu instructions, %lu cycles, %llu modeled compute cycles: %.2f%% "
+      "instructions, %.2f%% cycles (without the fork stand-in, %llu forks: %.2f%%)\n",
+      name, static_cast<unsigned long>(total.instr), static_cast<unsigned long>(total.cycles),
+      static_cast<unsigned long long>(compute), percent(total.instr, compute),
+      percent(total.cycles, compute), static_cast<unsigned long long>(forks),
+      percent(total.cycles - stand_in, compute));
+}
+
 }  // namespace
 
 int main() {
@@ -419,5 +544,6 @@ int main() {
 #define CTILE_OVERHEAD_STR2(x) #x
 #define CTILE_OVERHEAD_STR(x) CTILE_OVERHEAD_STR2(x)
   run_network<examples::CTILE_OVERHEAD_NETWORK>(CTILE_OVERHEAD_STR(CTILE_OVERHEAD_NETWORK), empty);
+  run_executor<examples::CTILE_OVERHEAD_NETWORK>(CTILE_OVERHEAD_STR(CTILE_OVERHEAD_NETWORK), empty);
   return 0;
 }

@@ -35,7 +35,7 @@ def main():
            "--root", "master=master_entry", "--root", "worker=worker_entry|any_kernel",
            # the executor reaches each layer's loop nest through a table of its entries; the
            # 3x3 depthwise kernel its variant through a table of its instantiations
-           "--indirect", "master_entry|run_network|run_layer=run_tiles_static",
+           "--indirect", "master_entry|run_network|run_step|run_layer|run_static=run_tiles_static",
            "--indirect", "depthwise_chw=dw3_tile",
            "--budget-symbol", "master=ctile_stack_budget_master",
            "--budget-symbol", "worker=ctile_stack_budget_worker",

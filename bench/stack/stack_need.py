@@ -23,8 +23,10 @@ How a function's frame and calls are found:
 - `-msave-restore` millicode: a call of `__riscv_save_N` (link in t0) adds that routine's
   frame to the caller's own; a jump to `__riscv_restore_N` releases it.
 - a jump through a register without a link (`jr`) is taken for a switch table inside the
-  function: an indirect tail call (a call through a pointer as a function's last act) would
-  be missed.
+  function, except in a function named by --indirect: there it may be an indirect tail call
+  (a call through a pointer as the function's last act), and the named targets count as
+  calls made inside its frame, which can only overstate. Elsewhere such a tail call would be
+  missed.
 - refused, with the function named: a stack pointer moved by an unknown amount, an indirect
   call (`jalr` with a link through a register), recursion, a call to a function that is in none
   of the files and has no --extern figure.
@@ -60,6 +62,7 @@ class Function:
         self.calls = set()
         self.problems = []
         self.indirect = False  # calls through a register
+        self.jumps = False  # jumps through a register (a switch table, or a tail call)
         self.millicode = set()  # __riscv_save_N routines: their frame stays the caller's
         self.tail_calls = set()  # tail calls made with the frame released (see read_functions)
         self.events = []  # (address, "release" | "sp" | "tail", callee) in address order
@@ -230,6 +233,8 @@ def read_functions(lines, funcs):
                     else:
                         cur.events.append((here, "tail", pending_call))
                 pending_call = None
+            elif not link and not (ops and ops[0] == "ra"):
+                cur.jumps = True
             elif link:
                 t = TARGET.search(args.split("#")[1]) if "#" in args else None
                 if t and t.group(2) is None and t.group(1) != cur.name:
@@ -334,7 +339,7 @@ def short(name, width=110):
 SELF_TEST_ASM = r"""
     .option nopic
     .text
-    .globl root, left, right, leaf, big, table_user, target_a, target_b, deep_tail, held_tail
+    .globl root, left, right, leaf, big, table_user, tail_user, target_a, target_b, deep_tail, held_tail
     .globl cold_jump
     .globl dyn, ind, rec, missing_caller, saver, __riscv_save_t, __riscv_restore_t
 root:                      # 32 + max(left, right) = 32 + 2080 = 2112
@@ -395,6 +400,11 @@ table_user:                # 16 + max(target_a, target_b) = 16 + 64 = 80
     lw ra, 12(sp)
     addi sp, sp, 16
     ret
+tail_user:                 # 16 + target_a (64), its tail call counted inside the frame = 80
+    addi sp, sp, -16
+    lw a5, 0(a0)
+    addi sp, sp, 16
+    jr a5
 target_a:
     addi sp, sp, -64
     addi sp, sp, 64
@@ -476,7 +486,12 @@ def self_test(objdump):
             cases = {"dyn": "stack pointer moved by register",
                      "ind": "an indirect call", "rec": "recursion",
                      "missing_caller": "no code" if form == "relocatable" else None}
-            resolve_indirect(funcs, ["table_user=target_"])
+            depth, errors = depths(funcs, [])
+            if depth("tail_user")[0] != 16:
+                print("FAIL: self-test (%s): tail_user %d bytes before --indirect" %
+                      (form, depth("tail_user")[0]))
+                ok = False
+            resolve_indirect(funcs, ["table_user|tail_user=target_"])
             for name, what in cases.items():
                 if what is None:
                     continue
@@ -486,9 +501,9 @@ def self_test(objdump):
                     print("FAIL: self-test (%s): %s not refused (%s)" % (form, name, errors))
                     ok = False
             depth, errors = depths(funcs, [])
-            if depth("table_user")[0] != 80 or errors:
-                print("FAIL: self-test (%s): table_user %d bytes, %s" %
-                      (form, depth("table_user")[0], errors))
+            if depth("table_user")[0] != 80 or depth("tail_user")[0] != 80 or errors:
+                print("FAIL: self-test (%s): table_user %d, tail_user %d bytes, %s" %
+                      (form, depth("table_user")[0], depth("tail_user")[0], errors))
                 ok = False
     print("stack need self-test ok" if ok else "FAIL: stack need self-test")
     return 0 if ok else 1
@@ -504,7 +519,7 @@ def resolve_indirect(funcs, specs):
         if not targets:
             return "--indirect %s: no function matches %s" % (spec, dst)
         for f in funcs.values():
-            if f.indirect and srx.search(f.name):
+            if (f.indirect or f.jumps) and srx.search(f.name):
                 f.calls |= set(targets)
                 f.indirect = False
     for f in funcs.values():

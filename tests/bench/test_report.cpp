@@ -112,13 +112,15 @@ TEST(CostModel, LoopTermsOnHandComputedCases) {
     EXPECT_FALSE(cost::loop_stays_cached(p, nest, 3584));
   }
   EXPECT_FALSE(cost::loop_stays_cached(host, nest, 0));  // no cache: nothing stays
-  // Ten table reads a tile and five a layer: +14 each where the tables are in L2 (GAP-8),
-  // nothing where the firmware places them in L1 (pulp-open's cluster firmware).
+  // Ten table reads a tile and five a layer: +14 each where the tables are in L2 (GAP-8, and
+  // pulp-open's cluster firmware), nothing where a firmware places them in L1.
   const cost::loop_cost reads{.layer_l2_reads = 5, .tile_l2_reads = 10};
   EXPECT_EQ(cost::loop_tile_cycles(gap8, reads, 0), cost::fork_barrier + 10 * 14);
   EXPECT_EQ(cost::loop_layer_cycles(gap8, reads), 5 * 14);
-  EXPECT_EQ(cost::loop_tile_cycles(pulp_open, reads, 0), cost::fork_barrier);
-  EXPECT_EQ(cost::loop_layer_cycles(pulp_open, reads), 0);
+  EXPECT_EQ(cost::loop_layer_cycles(pulp_open, reads), 5 * 14);
+  const platform in_l1 = pulp_open.with_tables_in_l1(true);
+  EXPECT_EQ(cost::loop_tile_cycles(in_l1, reads, 0), cost::fork_barrier);
+  EXPECT_EQ(cost::loop_layer_cycles(in_l1, reads), 0);
   // The host fetches and reads at no extra cost: the measured cycles and the fork only.
   const cost::loop_cost all{1024, 768, 5, 10, 300, 100};
   EXPECT_EQ(cost::loop_tile_cycles(host, all, 3584), cost::fork_barrier + 100);

@@ -13,7 +13,7 @@ using ctile::firmware::board;
 using net = CTILE_FW_NET;
 constexpr ctile::platform plat = ctile::firmware::with_hot_tables<net>(board::plat);
 
-// The executor's per-layer tables and requantization constants, in the cluster's L1. A
+// The layers' requantization constants, in the cluster's L1. A
 // variable of namespace scope: GCC ignores section attributes on variables of templates.
 CTILE_L1_DATA ctile::firmware::hot_tables<net::size> hot =
     ctile::firmware::hot_tables_of<net, ctile::executor<net, plat>>();

@@ -204,7 +204,7 @@ struct layer {
         return 0;
     }
   }
-  [[nodiscard]] constexpr std::int64_t output_bytes() const {
+  [[nodiscard, gnu::always_inline]] constexpr std::int64_t output_bytes() const {
     return out.elements() * output_bytes_per_element();
   }
 

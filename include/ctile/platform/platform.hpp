@@ -53,8 +53,9 @@ struct platform {
   int icache_shared_refill = 0;  ///< cycles of an L0 miss that hits the shared cache
   int icache_l2_refill = 0;      ///< cycles of a line refilled from L2
   int l2_data_cycles = 0;        ///< extra cycles of a core's load or store to L2
-  /// The firmware places the executor's per-layer tables, requantization constants and fork
-  /// descriptor in L1 (CTILE_L1_DATA), so reading them costs nothing extra.
+  /// The executor's per-layer tables (layers, plans, placements) are in L1 (a firmware's
+  /// CTILE_L1_DATA), so the loop nests' reads of them cost nothing extra. The cluster firmware
+  /// keeps them in L2.
   bool tables_in_l1 = false;
 
   friend constexpr bool operator==(const platform&, const platform&) = default;

@@ -9,8 +9,8 @@
 /// section CTILE_L1_SECTION (".ctile.l1" unless the build defines it otherwise), which the
 /// firmware's linker script maps to the cluster's L1 (for pulp-runtime:
 /// examples/firmware/cluster/ctile_l1.ld, inserted after the runtime's own L1 data, before its
-/// L1 heap). The executor's per-layer tables, the requantization constants and the fork
-/// descriptor are read on every tile: from L1 a load costs one cycle, from L2 about 15. Only
+/// L1 heap). The requantization constants and the fork descriptor are read on every tile:
+/// from L1 a load costs one cycle, from L2 about 15. Only
 /// for mutable objects of namespace or class scope (a section holds writable data or read-only
 /// data, not both; GCC ignores the attribute on variables of templates); the bytes
 /// they take must come off the L1 the plan may use (`platform::with_l1`). A build without such
@@ -69,7 +69,9 @@ inline constexpr hal::dma_limits pulp_open_dma{.max_command_bytes = 65532,
 ///   (4 KiB), +2 cycles an L0 miss that hits the shared cache (its refill latency); +18 cycles
 ///   a line refilled from L2 and +14 a data access to L2, both measured on GVSoC's pulp-open
 ///   (DESIGN.md section 7; the same figures as tests/cross/cluster_timing.py).
-///   The cluster firmware keeps the executor's tables in L1 (.ctile.l1): tables_in_l1.
+///   The cluster firmware keeps the requantization constants and the fork descriptor in L1
+///   (.ctile.l1) and the executor's tables in L2, where its loop nests' reads of them cost
+///   what the loop terms measure (tables_in_l1 false).
 inline constexpr platform pulp_open = [] {
   platform p = platform{}
                    .named("pulp_open")
@@ -86,7 +88,7 @@ inline constexpr platform pulp_open = [] {
   p.dma_max_2d_stride = static_cast<int>(pulp_open_dma.max_stride);
   p.dma_safe_max_bytes = static_cast<int>(pulp_open_dma.max_command_bytes);
   p.cluster_mhz = 50;
-  return p.with_code_fetch(512, 4096, 16, 2, 18, 14).with_tables_in_l1(true);
+  return p.with_code_fetch(512, 4096, 16, 2, 18, 14);
 }();
 
 }  // namespace ctile

@@ -157,15 +157,15 @@ struct layer_context {
   const layer_l2* next_s = nullptr;
   bool weights_prefetched = false;  ///< the previous step loaded this layer's whole weights
   bool prefetch_next = false;       ///< this layer loads the next layer's whole weights
-  kernels::requant_plan quant{};
+  const kernels::requant_plan* quant = nullptr;  ///< the layer's, where the caller keeps it
 };
 
 /// Runs one layer: its L3 staging around its L2 <-> L1 loop nest (`tiles`, called once per
 /// stripe of the layer's operands in L2). `prefetch` carries the transfer of the next
 /// layer's whole weights from one layer to the next.
 template <hal::l3_memory M, class Tiles>
-void run_layer(M& l3, const layer_context& c, std::uint8_t* l2, detail::l3_slot<M>& prefetch,
-               Tiles&& tiles) {
+[[gnu::always_inline]] inline void run_layer(M& l3, const layer_context& c, std::uint8_t* l2,
+                                             detail::l3_slot<M>& prefetch, Tiles&& tiles) {
   const layer& L = *c.l;
   const layer_plan& P = *c.p;
   const layer_l2& S = *c.s;
@@ -306,14 +306,16 @@ void run_layer(M& l3, const layer_context& c, std::uint8_t* l2, detail::l3_slot<
       yh = 1 - yh;
     }
   }
-  yout[0].wait(l3);
-  yout[1].wait(l3);
+  if (d.y) {  // (only then written: a layer without L3 leaves the slots dead)
+    yout[0].wait(l3);
+    yout[1].wait(l3);
+  }
 }
 
 /// Whether step `i` loads the next layer's weights while it runs: when the plan says so and
 /// the next layer takes its weights whole from L3 (a layer streaming channel stripes loads its
 /// own, double-buffered).
-constexpr bool prefetches(const plan_view& v, std::size_t i) {
+[[gnu::always_inline]] constexpr bool prefetches(const plan_view& v, std::size_t i) {
   if (i + 1 >= v.layers.size() || !v.plans[i].l3.prefetch_next) return false;
   const l3_decision& n = v.plans[i + 1].l3;
   return v.l2[i + 1].l3_w >= 0 && n.w && n.w_stripe_c >= v.layers[i + 1].out.c;
@@ -331,13 +333,17 @@ struct dynamic_tiles {
   }
 };
 
-template <class Env, hal::l3_memory M, class Hook = no_hook, class Tiles = dynamic_tiles>
-void run_network(Env& env, M& l3, const plan_view& v, std::span<const kernels::requant_plan> quant,
-                 std::uint8_t* l1, std::uint8_t* l2, Hook&& hook = {}, Tiles&& tiles = {}) {
+/// Step `i` of run_network (inlined: where `v` and `i` are constants, as in
+/// executor::run_static, every read of the tables folds into the code).
+template <class Env, hal::l3_memory M, class Hook, class Tiles>
+[[gnu::always_inline]] inline void run_step(std::size_t i, Env& env, M& l3, const plan_view& v,
+                                            std::span<const kernels::requant_plan> quant,
+                                            std::uint8_t* l1, std::uint8_t* l2,
+                                            detail::l3_slot<M>& prefetch, Hook& hook,
+                                            Tiles& tiles) {
   constexpr bool hooked = !std::is_same_v<std::remove_cvref_t<Hook>, no_hook>;
-  detail::l3_slot<M> prefetch;
   const std::size_t n = v.layers.size();
-  for (std::size_t i = 0; i < n; ++i) {
+  {
     const layer& l = v.layers[i];
     const layer_l2& s = v.l2[i];
     if (l.kind == op::input) {
@@ -350,7 +356,7 @@ void run_network(Env& env, M& l3, const plan_view& v, std::span<const kernels::r
         else
           hook(layer_output{static_cast<int>(i), l2 + s.y.offset, -1, l.output_bytes()});
       }
-      continue;
+      return;
     }
     layer_context c;
     c.l = &l;
@@ -366,9 +372,9 @@ void run_network(Env& env, M& l3, const plan_view& v, std::span<const kernels::r
     }
     c.weights_prefetched = prefetches(v, i - 1);
     c.prefetch_next = prefetches(v, i);
-    c.quant = quant[i];
+    c.quant = &quant[i];
     run_layer(l3, c, l2, prefetch,
-              [&](const l2_operands& ops) { tiles(i, env, l, v.plans[i], c.quant, ops, l1); });
+              [&](const l2_operands& ops) { tiles(i, env, l, v.plans[i], *c.quant, ops, l1); });
     if constexpr (hooked) {
       const bool chw = v.plans[i].out_chw;
       if (s.l3_y >= 0)
@@ -377,6 +383,14 @@ void run_network(Env& env, M& l3, const plan_view& v, std::span<const kernels::r
         hook(layer_output{static_cast<int>(i), l2 + s.y.offset, -1, l.output_bytes(), chw});
     }
   }
+}
+
+template <class Env, hal::l3_memory M, class Hook = no_hook, class Tiles = dynamic_tiles>
+void run_network(Env& env, M& l3, const plan_view& v, std::span<const kernels::requant_plan> quant,
+                 std::uint8_t* l1, std::uint8_t* l2, Hook&& hook = {}, Tiles&& tiles = {}) {
+  detail::l3_slot<M> prefetch;
+  for (std::size_t i = 0; i < v.layers.size(); ++i)
+    run_step(i, env, l3, v, quant, l1, l2, prefetch, hook, tiles);
   prefetch.wait(l3);
 }
 
@@ -556,9 +570,25 @@ struct executor {
           !s.ok())
         return s;
     }
-    schedule::run_network(env, l3, schedule::view_of(Net::layers, plan), q, l1.data(), l2.data(),
-                          static_cast<Hook&&>(hook), static_tiles{});
+    run_static(env, l3, q, l1.data(), l2.data(), static_cast<Hook&&>(hook));
     return {};
+  }
+
+  /// schedule::run_network on this plan with the layers unrolled: each step's layer, plan and
+  /// placements are constants, so its per-layer path (the layer's context, its L3 staging,
+  /// the call of its loop nest) reads no table and keeps only the branches its layer takes.
+  /// Nothing is checked: `l1` and `l2` of required_l1_bytes and required_l2_bytes.
+  template <class Env, hal::l3_memory M, class Hook = schedule::no_hook>
+  static void run_static(Env& env, M& l3, std::span<const kernels::requant_plan> q,
+                         std::uint8_t* l1, std::uint8_t* l2, Hook&& hook = {}) {
+    static constexpr schedule::plan_view v = schedule::view_of(Net::layers, plan);
+    schedule::detail::l3_slot<M> prefetch;
+    static_tiles tiles;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (schedule::run_step(I, env, l3, v, q, l1, l2, prefetch, hook, tiles), ...);
+    }
+    (std::make_index_sequence<Net::size>{});
+    prefetch.wait(l3);
   }
 };
 
