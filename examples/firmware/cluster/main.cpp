@@ -15,8 +15,7 @@ constexpr ctile::platform plat = ctile::firmware::with_hot_tables<net>(board::pl
 
 // The layers' requantization constants, in the cluster's L1. A
 // variable of namespace scope: GCC ignores section attributes on variables of templates.
-CTILE_L1_DATA ctile::firmware::hot_tables<net::size> hot =
-    ctile::firmware::hot_tables_of<net, ctile::executor<net, plat>>();
+CTILE_L1_DATA ctile::firmware::hot_tables<net::size> hot{};
 
 int program() {
   return ctile::firmware::run_layers<net, plat, board>(CTILE_FW_STR(CTILE_FW_NAME),

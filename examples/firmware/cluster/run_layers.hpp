@@ -90,8 +90,8 @@ struct l3_window {
   }
 };
 
-/// What the program keeps in L1 for an N-layer network: the layers' requantization constants
-/// (each layer's loop nest runs on a copy of its own, made as the layer starts).
+/// What the program keeps in L1 for an N-layer network: the layers' requantization constants,
+/// which each layer's loop nest and kernels read where they are.
 template <std::size_t N>
 struct hot_tables {
   std::array<kernels::requant_plan, N> quant;
@@ -114,15 +114,8 @@ struct layer_result {
   bool ok = false;
 };
 
-/// The hot tables of executor `E` (network `Net`), their requantization constants still to be
-/// computed: the initial value of the image's CTILE_L1_DATA object.
-template <network_type Net, class E>
-constexpr hot_tables<Net::size> hot_tables_of() {
-  return {};
-}
-
 /// The program for network `Net` planned for `Plat` on `Board`; `want` holds every layer's
-/// reference fingerprint, `hot` the executor's tables (hot_tables_of, in L1). Returns 0 when
+/// reference fingerprint, `hot` the requantization constants' room (in L1). Returns 0 when
 /// every layer matched.
 template <network_type Net, platform Plat, class Board>
 int run_layers(const char* title, const std::uint32_t (&want)[Net::size],

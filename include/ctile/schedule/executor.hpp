@@ -321,8 +321,6 @@ template <hal::l3_memory M, class Tiles>
   return v.l2[i + 1].l3_w >= 0 && n.w && n.w_stripe_c >= v.layers[i + 1].out.c;
 }
 
-/// Runs a planned network on `env` (DMA, cluster, checks) with L3 `l3`. The network input
-/// must be in place (input_l2 / input_l3 give where); `hook` sees every layer's output.
 /// Runs layer i's loop nest over the operands of one stripe: the generic loop over the plan
 /// (plans known at run time).
 struct dynamic_tiles {
@@ -343,48 +341,48 @@ template <class Env, hal::l3_memory M, class Hook, class Tiles>
                                             Tiles& tiles) {
   constexpr bool hooked = !std::is_same_v<std::remove_cvref_t<Hook>, no_hook>;
   const std::size_t n = v.layers.size();
-  {
-    const layer& l = v.layers[i];
-    const layer_l2& s = v.l2[i];
-    if (l.kind == op::input) {
-      if (prefetches(v, i))
-        prefetch.read(l3, l2 + v.l2[i + 1].w.offset, v.l2[i + 1].l3_w,
-                      plan_detail::weight_bytes(v.layers[i + 1]));
-      if constexpr (hooked) {
-        if (s.l3_y >= 0)
-          hook(layer_output{static_cast<int>(i), nullptr, s.l3_y, l.output_bytes()});
-        else
-          hook(layer_output{static_cast<int>(i), l2 + s.y.offset, -1, l.output_bytes()});
-      }
-      return;
-    }
-    layer_context c;
-    c.l = &l;
-    c.p = &v.plans[i];
-    c.s = &s;
-    for (int k = 0; k < l.inputs(); ++k) {
-      c.src_s[k] = &v.l2[static_cast<std::size_t>(l.src[k])];
-      c.src_p[k] = &v.plans[static_cast<std::size_t>(l.src[k])];
-    }
-    if (i + 1 < n) {
-      c.next = &v.layers[i + 1];
-      c.next_s = &v.l2[i + 1];
-    }
-    c.weights_prefetched = prefetches(v, i - 1);
-    c.prefetch_next = prefetches(v, i);
-    c.quant = &quant[i];
-    run_layer(l3, c, l2, prefetch,
-              [&](const l2_operands& ops) { tiles(i, env, l, v.plans[i], *c.quant, ops, l1); });
+  const layer& l = v.layers[i];
+  const layer_l2& s = v.l2[i];
+  if (l.kind == op::input) {
+    if (prefetches(v, i))
+      prefetch.read(l3, l2 + v.l2[i + 1].w.offset, v.l2[i + 1].l3_w,
+                    plan_detail::weight_bytes(v.layers[i + 1]));
     if constexpr (hooked) {
-      const bool chw = v.plans[i].out_chw;
       if (s.l3_y >= 0)
-        hook(layer_output{static_cast<int>(i), nullptr, s.l3_y, l.output_bytes(), chw});
+        hook(layer_output{static_cast<int>(i), nullptr, s.l3_y, l.output_bytes()});
       else
-        hook(layer_output{static_cast<int>(i), l2 + s.y.offset, -1, l.output_bytes(), chw});
+        hook(layer_output{static_cast<int>(i), l2 + s.y.offset, -1, l.output_bytes()});
     }
+    return;
+  }
+  layer_context c;
+  c.l = &l;
+  c.p = &v.plans[i];
+  c.s = &s;
+  for (int k = 0; k < l.inputs(); ++k) {
+    c.src_s[k] = &v.l2[static_cast<std::size_t>(l.src[k])];
+    c.src_p[k] = &v.plans[static_cast<std::size_t>(l.src[k])];
+  }
+  if (i + 1 < n) {
+    c.next = &v.layers[i + 1];
+    c.next_s = &v.l2[i + 1];
+  }
+  c.weights_prefetched = prefetches(v, i - 1);
+  c.prefetch_next = prefetches(v, i);
+  c.quant = &quant[i];
+  run_layer(l3, c, l2, prefetch,
+            [&](const l2_operands& ops) { tiles(i, env, l, v.plans[i], *c.quant, ops, l1); });
+  if constexpr (hooked) {
+    const bool chw = v.plans[i].out_chw;
+    if (s.l3_y >= 0)
+      hook(layer_output{static_cast<int>(i), nullptr, s.l3_y, l.output_bytes(), chw});
+    else
+      hook(layer_output{static_cast<int>(i), l2 + s.y.offset, -1, l.output_bytes(), chw});
   }
 }
 
+/// Runs a planned network on `env` (DMA, cluster, checks) with L3 `l3`. The network input
+/// must be in place (input_l2 / input_l3 give where); `hook` sees every layer's output.
 template <class Env, hal::l3_memory M, class Hook = no_hook, class Tiles = dynamic_tiles>
 void run_network(Env& env, M& l3, const plan_view& v, std::span<const kernels::requant_plan> quant,
                  std::uint8_t* l1, std::uint8_t* l2, Hook&& hook = {}, Tiles&& tiles = {}) {
