@@ -300,7 +300,7 @@ void print_unrolled(const char* name, std::index_sequence<I...>) {
     constexpr std::size_t k = decltype(i)::value;
     if constexpr (k > 0) {
       constexpr layer L = schedule::loop_key(Net::layers[k]);
-      constexpr layer_plan LP = schedule::loop_key(plan_of<Net, P>.layers[k]);
+      constexpr layer_plan LP = schedule::loop_key(Net::layers[k], plan_of<Net, P>.layers[k]);
       if constexpr (schedule::conv_detail::specialised<L, LP>() &&
                     schedule::conv_detail::unrolled<L, LP>())
         std::printf(" %zu", k);

@@ -288,4 +288,24 @@ TEST(Network, SamePaddingFollowsTensorFlowForAnyStride) {
   static_assert(c::layers[1].pad == padding{1, 1, 1, 1});
 }
 
+// An activation's container (element_bytes) is the smallest of 8 and 16 bits whose width
+// (value_range::bits, the range's bit count) holds the range, over ranges at and around every
+// edge, signed and unsigned.
+TEST(Network, ElementBytesFollowTheRangesWidth) {
+  const std::int64_t edges[] = {-70000, -65536, -32769, -32768, -32767, -129,  -128, -127, -2,
+                                -1,     0,      1,      126,    127,    128,   254,  255,  256,
+                                32766,  32767,  32768,  65534,  65535,  65536, 70000};
+  int checked = 0;
+  for (std::int64_t lo : edges)
+    for (std::int64_t hi : edges) {
+      if (lo > hi) continue;
+      const value_range r{static_cast<std::int32_t>(lo), static_cast<std::int32_t>(hi)};
+      const int b = r.bits();
+      EXPECT_EQ(element_bytes(r), b <= 8 ? 1 : b <= 16 ? 2 : 0) << lo << ".." << hi;
+      ++checked;
+    }
+  EXPECT_EQ(element_bytes(value_range{5, 4}), 0);
+  EXPECT_GT(checked, 300);
+}
+
 }  // namespace

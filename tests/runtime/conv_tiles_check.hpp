@@ -65,10 +65,13 @@ enum class loop { specialised, rolled, generic };
 // Runs layer `I` of `Net` with plan `P` over `stripes` (an add's second input `x2`): the
 // specialised loop (unrolled where it unrolls a whole layer), the specialised convolution loop
 // kept rolled, or run_tiles.
+// With `span_c` > 0, each run's constant data comes in weight stripes of span_c channels
+// (l2_operands::stripes), each packed as a block of its own into one of two buffers as the
+// loop enters it.
 template <class Net, layer_plan P, std::size_t I = 1>
 outcome run(loop which, const std::vector<stripe>& stripes, const layer_params& prm,
             const std::vector<std::int32_t>& x, const std::vector<std::int32_t>& x2,
-            hal::completion mode, std::uint64_t seed, int cores) {
+            hal::completion mode, std::uint64_t seed, int cores, int span_c = 0) {
   constexpr layer L = Net::layers[I];
   // Bytes per element of the inputs and the output (2: a 16-bit tensor, little-endian).
   constexpr int xe = L.input_bytes_per_element(0);
@@ -78,8 +81,14 @@ outcome run(loop which, const std::vector<stripe>& stripes, const layer_params& 
   const std::size_t in2_bytes = x2.size() * xe2;
   const auto out_bytes = static_cast<std::size_t>(L.output_bytes());
   const std::size_t nc = prm.bias.size() + prm.kappa.size() + prm.lambda.size();
-  auto l2 = mem.arena(hal::mem_level::l2,
-                      in_bytes + in2_bytes + out_bytes + prm.weights.size() + 4 * nc + 16, "L2");
+  // A stripe's block: its weights and parameters, rounded up to a word.
+  const std::size_t half = span_c > 0 ? (prm.weights.size() / static_cast<std::size_t>(L.out.c) +
+                                         12) * static_cast<std::size_t>(span_c) +
+                                            16
+                                      : 0;
+  auto l2 = mem.arena(
+      hal::mem_level::l2,
+      in_bytes + in2_bytes + out_bytes + prm.weights.size() + 4 * nc + 16 + 2 * half, "L2");
   auto l1 = mem.arena(hal::mem_level::l1, static_cast<std::size_t>(P.l1.total) + 4, "L1");
   auto* in = reinterpret_cast<std::uint8_t*>(l2.data());
   std::uint8_t* in2 = in + in_bytes;
@@ -101,6 +110,31 @@ outcome run(loop which, const std::vector<stripe>& stripes, const layer_params& 
       dma, cluster, {&mem, &o.problems}, cores};
   const kernels::requant_plan q = kernels::plan_for(L, prm);
   const int in_row = L.in.w * L.in.c, out_row = L.out.w * L.out.c * L.output_bytes_per_element();
+  // Weight stripes: stripe k packed on its own (the layer cut to its channels) into buffer k % 2.
+  std::uint8_t* halves = w + prm.weights.size() + 4 * nc + 16;
+  halves += (4 - reinterpret_cast<std::uintptr_t>(halves) % 4) % 4;
+  const auto stage = [&](int k) {
+    const int c0 = k * span_c;
+    if (c0 >= L.out.c) return;
+    const int cn = L.out.c - c0 < span_c ? L.out.c - c0 : span_c;
+    const auto wpc = prm.weights.size() / static_cast<std::size_t>(L.out.c);
+    const auto cut = [&](std::span<const std::int32_t> a) {
+      return a.empty() ? a : a.subspan(static_cast<std::size_t>(c0), static_cast<std::size_t>(cn));
+    };
+    layer part = L;
+    part.out.c = cn;
+    if (L.kind == op::depthwise) part.in.c = cn;
+    const layer_params sub{prm.weights.subspan(c0 * wpc, cn * wpc), cut(prm.bias), cut(prm.kappa),
+                           cut(prm.lambda)};
+    schedule::pack_weights(part, std::min(schedule::weight_block_channels(L, P), cn), sub,
+                           halves + static_cast<std::size_t>(k & 1) * half,
+                           schedule::weight_block_k(L, P));
+  };
+  const auto enter = [&](int k) { stage(k + 1); };
+  const schedule::weight_stripes spanned{
+      span_c, static_cast<std::ptrdiff_t>(half),
+      [](void* e, int k) { (*static_cast<decltype(enter)*>(e))(k); },
+      const_cast<void*>(static_cast<const void*>(&enter))};
   static_assert(xe == 1 || !P.in_chw, "A channel-major input is 8-bit.");
   for (const stripe& s : stripes) {
     // The stripe's operands start at the first input row its first row tile reads.
@@ -115,6 +149,15 @@ outcome run(loop which, const std::vector<stripe>& stripes, const layer_params& 
     v.y = out + v.y_row0 * out_row;
     v.w = w;  // the whole layer's data, of which the stripe computes some channels
     v.w_n = L.out.c;
+    if (span_c > 0) {  // the first two weight stripes staged, the others as the loop enters them
+      const int k0 = s.c_begin / span_c;
+      stage(k0);
+      stage(k0 + 1);
+      v.w = halves + static_cast<std::size_t>(k0 & 1) * half;
+      v.w_c0 = k0 * span_c;
+      v.w_n = L.out.c - v.w_c0 < span_c ? L.out.c - v.w_c0 : span_c;
+      v.stripes = &spanned;
+    }
     v.row_begin = s.row_begin, v.row_end = s.row_end;
     v.c_begin = s.c_begin, v.c_end = s.c_end;
     auto* arena = reinterpret_cast<std::uint8_t*>(l1.data());
@@ -148,6 +191,15 @@ outcome run(loop which, const std::vector<stripe>& stripes, const layer_params& 
   return o;
 }
 
+/// Plan `p` with its weights streamed from L3 in stripes of `c` channels, its output rows one
+/// band: a call of its loop nest may span the stripes (schedule::spans_stripes).
+constexpr layer_plan striped(layer_plan p, int c) {
+  p.l3.w = true;
+  p.l3.w_stripe_c = c;
+  p.l3.y_stripe_h = 0;
+  return p;
+}
+
 /// Whether the specialised loop unrolls layer `L` planned as `P` when it runs whole.
 template <layer L, layer_plan P>
 constexpr bool unrolls() {
@@ -159,9 +211,10 @@ constexpr bool unrolls() {
 
 // Checks layer `I` of `Net` planned as `P` over each list of stripes, against the reference and
 // the generic loop's command count. `Special`: whether the specialised loop takes the plan
-// (else run_tiles_static runs the generic loop).
+// (else run_tiles_static runs the generic loop). `span_c`: see run().
 template <class Net, layer_plan P, bool Special = true, std::size_t I = 1>
-void check(const std::vector<std::vector<stripe>>& runs, int cores, std::uint32_t seed) {
+void check(const std::vector<std::vector<stripe>>& runs, int cores, std::uint32_t seed,
+           int span_c = 0) {
   constexpr layer L = Net::layers[I];
   static_assert((schedule::conv_detail::specialised<L, P>() ||
                  schedule::linear_detail::specialised<L, P>()) == Special,
@@ -193,17 +246,20 @@ void check(const std::vector<std::vector<stripe>>& runs, int cores, std::uint32_
       SCOPED_TRACE(testing::Message()
                    << "tiles " << P.tile_h << "x" << P.tile_w << "x" << P.tile_c << " (" << P.n_h
                    << "x" << P.n_w << "x" << P.n_c << "), " << stripes.size() << " stripe(s)");
-      const outcome o = run<Net, P, I>(loop::specialised, stripes, prm, x, x2, mode, seed, cores);
+      const outcome o =
+          run<Net, P, I>(loop::specialised, stripes, prm, x, x2, mode, seed, cores, span_c);
       for (const auto& s : o.problems) ADD_FAILURE() << s;
       std::size_t bad = 0;
       for (std::size_t i = 0; i < expected.size(); ++i) bad += o.values[i] != expected[i];
       EXPECT_EQ(bad, 0u);
-      const outcome g = run<Net, P, I>(loop::generic, stripes, prm, x, x2, mode, seed, cores);
+      const outcome g =
+          run<Net, P, I>(loop::generic, stripes, prm, x, x2, mode, seed, cores, span_c);
       EXPECT_EQ(o.commands, g.commands);
       EXPECT_EQ(o.values, g.values);
       // A whole layer the loop unrolls: the rolled loop too, the same commands and values.
       if constexpr (unrolls<L, P>()) {
-        const outcome r = run<Net, P, I>(loop::rolled, stripes, prm, x, x2, mode, seed, cores);
+        const outcome r =
+            run<Net, P, I>(loop::rolled, stripes, prm, x, x2, mode, seed, cores, span_c);
         for (const auto& s : r.problems) ADD_FAILURE() << s;
         EXPECT_EQ(r.commands, g.commands);
         EXPECT_EQ(r.values, g.values);

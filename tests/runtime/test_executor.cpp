@@ -179,8 +179,8 @@ TEST(Executor, LayersOfOneShapeShareALoopNest) {
   // (layer a prefetches b's weights, b prefetches c's), not in the tiling.
   using streamed_twins = executor<twins, test::streamed>;
   static_assert(streamed_twins::plan.layers[1] != streamed_twins::plan.layers[2]);
-  static_assert(schedule::loop_key(streamed_twins::plan.layers[1]) ==
-                schedule::loop_key(streamed_twins::plan.layers[2]));
+  static_assert(schedule::loop_key(twins::layers[1], streamed_twins::plan.layers[1]) ==
+                schedule::loop_key(twins::layers[2], streamed_twins::plan.layers[2]));
   check_network<twins, gap8>("gap8");
   check_network<twins, tiny_l1>("tiny L1");
 }

@@ -74,10 +74,13 @@ inline constexpr int max_activation_bytes = 2;
 /// Bytes of the container of an activation whose proven range is `r`: 1 (u8 or s8) when it
 /// fits 8 bits, 2 (u16 or s16, two's complement when signed) when it fits 16 bits, 0 when it
 /// fits neither (no activation container of the runtime holds it).
-constexpr int element_bytes(value_range r) {
+[[gnu::always_inline]] constexpr int element_bytes(value_range r) {
   if (r.lo > r.hi) return 0;
-  const int b = r.bits();
-  return b <= 8 ? 1 : b <= 16 ? 2 : 0;
+  // (value_range::bits() <= 8, <= 16, without its loop: inlined, it folds.)
+  const bool s = r.lo < 0;
+  if (s ? r.lo >= -128 && r.hi <= 127 : r.hi <= 255) return 1;
+  if (s ? r.lo >= -32768 && r.hi <= 32767 : r.hi <= 65535) return 2;
+  return 0;
 }
 
 /// A layer, fully described. Shapes (`in`, `out`) and resolved sources (`src`) are filled in
@@ -140,26 +143,26 @@ struct layer {
 
   friend constexpr bool operator==(const layer&, const layer&) = default;
 
-  [[nodiscard]] constexpr output_kind output() const {
+  [[nodiscard, gnu::always_inline]] constexpr output_kind output() const {
     return (kind == op::linear && !requantize) ? output_kind::i32 : output_kind::u8;
   }
   /// Bytes per output element: 4 for raw int32 accumulators, else the container of the
   /// proven output range (element_bytes: 1 or 2; an output wider than 16 bits counts 2, and
   /// the executor refuses the network).
-  [[nodiscard]] constexpr int output_bytes_per_element() const {
+  [[nodiscard, gnu::always_inline]] constexpr int output_bytes_per_element() const {
     if (output() == output_kind::i32) return 4;
     const int b = element_bytes(out_range);
     return b == 1 ? 1 : 2;
   }
   /// Bytes per element of input `k` (0, or 1 for an add's second input): the container its
   /// producer writes (element_bytes of the input's proven range).
-  [[nodiscard]] constexpr int input_bytes_per_element(int k = 0) const {
+  [[nodiscard, gnu::always_inline]] constexpr int input_bytes_per_element(int k = 0) const {
     const int b = element_bytes(k == 0 ? in_range : in2_range);
     return b == 1 ? 1 : 2;
   }
   /// The widest input container (an add may sum an 8-bit and a 16-bit tensor): what the
   /// planner sizes every input buffer of the layer with.
-  [[nodiscard]] constexpr int input_bytes_max() const {
+  [[nodiscard, gnu::always_inline]] constexpr int input_bytes_max() const {
     const int a = input_bytes_per_element(0);
     const int b = kind == op::add ? input_bytes_per_element(1) : 1;
     return a > b ? a : b;
@@ -170,14 +173,14 @@ struct layer {
     return kind != op::input && (input_bytes_max() > 1 ||
                                  (output() == output_kind::u8 && output_bytes_per_element() > 1));
   }
-  [[nodiscard]] constexpr int inputs() const {
+  [[nodiscard, gnu::always_inline]] constexpr int inputs() const {
     return kind == op::input ? 0 : (kind == op::add ? 2 : 1);
   }
-  [[nodiscard]] constexpr bool has_weights() const {
+  [[nodiscard, gnu::always_inline]] constexpr bool has_weights() const {
     return kind == op::conv || kind == op::depthwise || kind == op::linear;
   }
   /// Number of int8 weights (conv: Cout*Kh*Kw*Cin, depthwise: C*Kh*Kw, linear: Cout*H*W*C).
-  [[nodiscard]] constexpr std::int64_t weight_count() const {
+  [[nodiscard, gnu::always_inline]] constexpr std::int64_t weight_count() const {
     switch (kind) {
       case op::conv:
         return std::int64_t{out.c} * kernel.h * kernel.w * in.c;
@@ -190,7 +193,9 @@ struct layer {
     }
   }
   /// Per-output-channel parameter count (bias, kappa, lambda).
-  [[nodiscard]] constexpr int channel_params() const { return has_weights() ? out.c : 0; }
+  [[nodiscard, gnu::always_inline]] constexpr int channel_params() const {
+    return has_weights() ? out.c : 0;
+  }
   /// Multiply-accumulates per inference.
   [[nodiscard]] constexpr std::int64_t macs() const {
     switch (kind) {

@@ -118,23 +118,23 @@ struct network_summary {
 
 namespace plan_detail {
 
-constexpr int align4l(std::int64_t b) {
+[[gnu::always_inline]] constexpr int align4l(std::int64_t b) {
   return static_cast<int>((b + 3) & ~std::int64_t{3});
 }
 
 /// Bytes of a layer's weights and per-channel parameters.
-constexpr std::int64_t weight_bytes(const layer& l) {
+[[gnu::always_inline]] constexpr std::int64_t weight_bytes(const layer& l) {
   return l.weight_count() +
          std::int64_t{4} * l.channel_params() * ((l.bias ? 1 : 0) + (l.batchnorm ? 2 : 0));
 }
 /// Bytes of a layer's input(s), each in its element width (2 bytes for a 16-bit tensor).
-constexpr std::int64_t input_bytes(const layer& l) {
+[[gnu::always_inline]] constexpr std::int64_t input_bytes(const layer& l) {
   return l.in.elements() *
          (l.input_bytes_per_element(0) + (l.kind == op::add ? l.input_bytes_per_element(1) : 0));
 }
 /// Bytes of one row of a layer's input as staged in L2 from L3 (an add's two inputs each get
 /// rows of the wider one's width).
-constexpr std::int64_t input_row_bytes(const layer& l) {
+[[gnu::always_inline]] constexpr std::int64_t input_row_bytes(const layer& l) {
   return std::int64_t{l.in.w} * l.in.c * l.input_bytes_max();
 }
 constexpr int last_consumer(std::span<const layer> ls, int i) {

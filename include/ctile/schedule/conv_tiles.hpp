@@ -44,6 +44,16 @@ namespace ctile::schedule {
 
 namespace conv_detail {
 
+/// The walk through the stripes of a loop nest whose call may span them (channel_blocks), or
+/// nothing.
+template <bool Spans>
+[[gnu::always_inline]] inline auto spans_init(const l2_operands& v, const layer& l) {
+  if constexpr (Spans)
+    return channel_blocks(v, l.out.c);
+  else
+    return char{};
+}
+
 /// One row or column tile of a convolution: where its input and output start (bytes from the
 /// layer's first row or column), their extents, and the padding the kernel applies.
 struct axis_entry {
@@ -535,11 +545,16 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
                                            T::in_pixel * xe, T::in_row * xe);
     }
   };
+  // Across L3 weight stripes (one call may span them: spans_stripes), the walk through them.
+  constexpr bool spans = spans_stripes(L, P);
+  [[maybe_unused]] std::conditional_t<spans, channel_blocks, char> blocks{spans_init<spans>(v, L)};
   const auto load_w = [&](int ic, int b) CTILE_INLINE {
     const int c0 = ic * P.tile_c;
     const int cn = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
-    const channel_data d = channel_data_at(wpc, dpc, merged, w_n, c0 - w_c0, cn);
-    auto* src = const_cast<std::uint8_t*>(v.w + d.weights);
+    channel_block blk{v.w, w_c0, w_n};
+    if constexpr (spans) blk = blocks.at(c0);
+    const channel_data d = channel_data_at(wpc, dpc, merged, blk.n, c0 - blk.c_first, cn);
+    auto* src = const_cast<std::uint8_t*>(blk.w + d.weights);
     const auto u = [](int n) { return static_cast<std::uint32_t>(n); };
     if constexpr (merged) {
       if constexpr (w_direct)
@@ -549,11 +564,11 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
                  cn * dpc);
     } else if constexpr (w_direct) {
       dma.copy_1d(dma_dir::l2_to_l1, l1 + pick(P.l1.w, b), src, u(cn * wpc), wh[b][0]);
-      start_channel_params(dma, wh[b], l1 + pick(P.l1.kl, b), klo, L, v, d, cn);
+      start_channel_params(dma, wh[b], l1 + pick(P.l1.kl, b), klo, L, blk.w, d, cn);
     } else {
       copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + pick(P.l1.w, b), src, 1, 1, cn * wpc, cn * wpc,
                cn * wpc);
-      load_channel_params(dma, ws[b], l1 + pick(P.l1.kl, b), klo, L, v, d, cn);
+      load_channel_params(dma, ws[b], l1 + pick(P.l1.kl, b), klo, L, blk.w, d, cn);
     }
   };
 
@@ -821,6 +836,9 @@ template <layer L, layer_plan P, class Env>
   constexpr bool x_alt = x_dual && nk > 1 && !x_whole;
   constexpr bool steady = w_dual && x_whole && nk <= 2;
   constexpr linear_commands one = commands_of<L, P>(E::limits);
+  constexpr bool spans = spans_stripes(L, P);  // the call may span L3 weight stripes
+  [[maybe_unused]] std::conditional_t<spans, channel_blocks, char> blocks{
+      conv_detail::spans_init<spans>(v, L)};
   const int ic0 = v.c_begin / P.tile_c, ic1 = tiles_of(v.c_end, P.tile_c);
   const int total = (ic1 - ic0) * nk;
   if (total <= 0) return;
@@ -854,32 +872,35 @@ template <layer L, layer_plan P, class Env>
   };
   const auto load_w = [&](int ic, int ik, int b) CTILE_INLINE {
     const int cn = channels(ic), kn = k_bytes(ik);
-    const channel_data d = channel_data_at(K, dpc, merged, v.w_n, ic * P.tile_c - v.w_c0, cn);
+    channel_block blk{v.w, v.w_c0, v.w_n};
+    if constexpr (spans) blk = blocks.at(ic * P.tile_c);
+    const channel_data d = channel_data_at(K, dpc, merged, blk.n, ic * P.tile_c - blk.c_first, cn);
     if constexpr (!one.w) {  // as run_linear_tiles
       if constexpr (merged) {
         const int n = tile_bytes(ik, cn);
         copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + pick(P.l1.w, b),
-                 v.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk * cn, 1, 1, n, n, n);
+                 blk.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk * cn, 1, 1, n, n, n);
       } else {
         copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + pick(P.l1.w, b),
-                 v.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk, 1, cn, kn, K, cn * K);
-        if (ik == nk - 1) load_channel_params(dma, ws[b], l1 + pick(P.l1.kl, b), klo, L, v, d, cn);
+                 blk.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk, 1, cn, kn, K, cn * K);
+        if (ik == nk - 1)
+          load_channel_params(dma, ws[b], l1 + pick(P.l1.kl, b), klo, L, blk.w, d, cn);
       }
       return;
     }
     if constexpr (merged) {  // by K tile in the block; the last one with the parameters
       auto* src =
-          const_cast<std::uint8_t*>(v.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk * cn);
+          const_cast<std::uint8_t*>(blk.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk * cn);
       dma.copy_1d(dma_dir::l2_to_l1, l1 + pick(P.l1.w, b), src, u(tile_bytes(ik, cn)), wh[b][0]);
       return;
     }
-    auto* src = const_cast<std::uint8_t*>(v.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk);
+    auto* src = const_cast<std::uint8_t*>(blk.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk);
     if (cn == 1 || kn == K)
       dma.copy_1d(dma_dir::l2_to_l1, l1 + pick(P.l1.w, b), src, u(cn * kn), wh[b][0]);
     else
       dma.copy_2d(dma_dir::l2_to_l1, l1 + pick(P.l1.w, b), src, u(cn * kn), u(kn), u(K), wh[b][0]);
     // The per-channel parameters serve the last K tile only.
-    if (ik == nk - 1) start_channel_params(dma, wh[b], l1 + pick(P.l1.kl, b), klo, L, v, d, cn);
+    if (ik == nk - 1) start_channel_params(dma, wh[b], l1 + pick(P.l1.kl, b), klo, L, blk.w, d, cn);
   };
   const auto wait_w = [&](int ik, int b) CTILE_INLINE {
     if constexpr (!one.w) {
@@ -971,6 +992,7 @@ template <layer L, layer_plan P, class Env>
   const bool short_run = P.last_c != P.tile_c && ic1 == P.n_c;
   const int short_at = short_run && total > nk ? nk : -1;
   const int short_from = short_run ? nk + 1 : 0;  // a prefetch from there is of the short tile
+  // (Across L3 weight stripes the stream goes on from each next stripe's buffer.)
   const std::uint8_t* w_src =
       stream ? v.w + channel_data_at(K, dpc, true, v.w_n, ic * P.tile_c - v.w_c0, cn).weights +
                    tile_bytes(0, cn)
@@ -988,6 +1010,9 @@ template <layer L, layer_plan P, class Env>
       dma.wait(wh[wb][0]);
       if (left > 1) {  // prefetch the next tile's data, which follows this one's
         constexpr int next = nk == 2 ? 1 - B : 0;
+        if constexpr (spans) {
+          if (n_ik == 0 && n_ic * P.tile_c >= blocks.end()) w_src = blocks.at(n_ic * P.tile_c).w;
+        }
         const int n = left <= short_from ? tile_bytes(next, P.last_c) : tile_bytes(next, P.tile_c);
         dma.copy_1d(dma_dir::l2_to_l1, l1 + pick(P.l1.w, 1 - wb), const_cast<std::uint8_t*>(w_src),
                     u(n), wh[1 - wb][0]);
@@ -1093,10 +1118,13 @@ constexpr layer loop_key(layer l) {
   l.quant = requant{};
   return l;
 }
-/// The same for a plan: without its L3 decisions (the executor carries them out around the
-/// loop nest), its total cycles and score, and how it was searched.
-constexpr layer_plan loop_key(layer_plan p) {
+/// The same for layer `l`'s plan: without its L3 decisions (the executor carries them out
+/// around the loop nest) but whether one call of the nest spans weight stripes (spans_stripes;
+/// their width comes with the call), its total cycles and score, and how it was searched.
+constexpr layer_plan loop_key(const layer& l, layer_plan p) {
+  const bool spans = spans_stripes(l, p);
   p.l3 = l3_decision{};
+  if (spans) p.l3.w = true, p.l3.w_stripe_c = 1;
   p.cycles = 0;
   p.score = 0;
   p.goal = objective::model;

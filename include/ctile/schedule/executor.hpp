@@ -117,10 +117,10 @@ inline run_status stage_weights(const plan_view& v, std::span<const layer_params
 
 namespace detail {
 
-/// L3 transfers in flight for one buffer (a few commands: weights come in up to four).
+/// L3 transfers in flight for one buffer (an add's two input bands are two reads; weights one).
 template <hal::l3_memory M>
 struct l3_slot {
-  typename M::read_handle r[4]{};
+  typename M::read_handle r[2]{};
   int n = 0;
   typename M::write_handle w{};
   bool writing = false;
@@ -143,6 +143,30 @@ struct l3_slot {
 constexpr std::int64_t align4(std::int64_t b) {
   return (b + 3) & ~std::int64_t{3};
 }
+
+/// The L3 weight stripes of a layer whose loop nest runs across them (weight_stripes): each
+/// stripe one block of `bytes` at l3 + k x bytes (the last `last` bytes), stripe k read into
+/// buffer k % 2 (`half` bytes apart from `l2` on) through slot win[k % 2].
+template <hal::l3_memory M>
+struct stripe_feed {
+  M* l3;
+  l3_slot<M>* win;
+  std::uint8_t* l2;
+  std::int64_t half;
+  std::int64_t l3_at;
+  std::int64_t bytes;
+  std::int64_t last;
+  int stripes;
+  /// Stripe k >= 1, entered by the loop nest: waits for it and starts stripe k + 1 into the
+  /// other buffer, stripe k - 1's, whose loads to L1 are all done.
+  static void enter(void* self, int k) {
+    stripe_feed& f = *static_cast<stripe_feed*>(self);
+    f.win[k & 1].wait(*f.l3);
+    if (++k < f.stripes)
+      f.win[k & 1].read(*f.l3, f.l2 + (k & 1) * f.half, f.l3_at + k * f.bytes,
+                        k + 1 < f.stripes ? f.bytes : f.last);
+  }
+};
 
 }  // namespace detail
 
@@ -179,9 +203,7 @@ template <hal::l3_memory M, class Tiles>
     return std::int64_t{L.in.w} * L.in.c * L.input_bytes_per_element(k);
   };
   const std::int64_t w_bytes = plan_detail::weight_bytes(L);
-  const int wpc = weights_per_channel(L);
   const int dpc = data_per_channel(L);
-  const bool merged = tile_data_merged(L, P);
 
   // The whole weights: prefetched by the previous layer, resident in L2, or loaded now.
   // Channel stripes are streamed below.
@@ -202,7 +224,11 @@ template <hal::l3_memory M, class Tiles>
   const int bands = L.kind == op::linear ? 1 : tiles_of(L.out.h, band_h);
   const int stripe_c = w_whole ? L.out.c : d.w_stripe_c;
   const int stripes = tiles_of(L.out.c, stripe_c);
-  const int jobs = bands * stripes;
+  // One band: one call of the loop nest runs across the weight stripes (spans_stripes), each
+  // entered from within it; else one call per band and stripe.
+  const bool span = spans_stripes(L, P);
+  const int job_stripes = span ? 1 : stripes;
+  const int jobs = bands * job_stripes;
 
   // Input: per source, from its producer's L2 output, or staged from L3 by row stripes.
   const std::int64_t x_half = d.x ? detail::align4(d.l2_x / 2) : 0;
@@ -225,25 +251,13 @@ template <hal::l3_memory M, class Tiles>
                        std::int64_t{r.in_size} * row_k(k));
   };
   const std::int64_t w_half = d.w && !w_whole ? detail::align4(d.l2_w / 2) : 0;
+  // A stripe is one block of the layer's constant data in L3 (weight_block_channels: merged
+  // channel tiles, or the stripe itself): one transfer.
   const auto load_stripe = [&](int st, int half) {
     const int c0 = st * stripe_c;
     const int cn = L.out.c - c0 < stripe_c ? L.out.c - c0 : stripe_c;
-    std::uint8_t* dst = l2 + S.w.offset + half * w_half;
-    if (merged) {  // the stripe's blocks, one run of bytes
-      win[half].read(l3, dst, S.l3_w + std::int64_t{c0} * dpc, std::int64_t{cn} * dpc);
-      return;
-    }
-    // The layer is one block: the stripe's weights, then each of its parameter arrays, make
-    // the stripe one block of its own in L2.
-    win[half].read(l3, dst, S.l3_w + std::int64_t{c0} * wpc, std::int64_t{cn} * wpc);
-    const kl_offsets from = kl_layout(L, L.out.c), to = kl_layout(L, cn);
-    const std::int64_t params = std::int64_t{L.out.c} * wpc;
-    for (const auto& [f, t] : {std::pair{from.bias, to.bias}, std::pair{from.kappa, to.kappa},
-                               std::pair{from.lambda, to.lambda}}) {
-      if (f < 0) continue;
-      win[half].read(l3, dst + std::int64_t{cn} * wpc + t,
-                     S.l3_w + params + f + 4 * std::int64_t{c0}, 4 * std::int64_t{cn});
-    }
+    win[half].read(l3, l2 + S.w.offset + half * w_half, S.l3_w + std::int64_t{c0} * dpc,
+                   std::int64_t{cn} * dpc);
   };
   const std::int64_t y_half = d.y ? detail::align4(d.l2_y / 2) : 0;
 
@@ -253,11 +267,13 @@ template <hal::l3_memory M, class Tiles>
   if (any_x_l3) load_band(0, 0);
   if (stream_w) load_stripe(0, 0);
   for (int j = 0; j < jobs; ++j) {
-    const int b = j / stripes, st = j % stripes;
-    const int nb = (j + 1) / stripes, nst = (j + 1) % stripes;
+    const int b = j / job_stripes, st = j % job_stripes;
+    const int nb = (j + 1) / job_stripes, nst = (j + 1) % job_stripes;
     if (any_x_l3) xin[xh].wait(l3);
     if (stream_w) win[wh].wait(l3);
-    // Prefetch the next job's input band and weight stripe into the other halves.
+    // Prefetch the next job's input band and weight stripe into the other halves (a spanning
+    // call's second stripe now).
+    if (span && j == 0 && stripes > 1) load_stripe(1, 1);
     if (j + 1 < jobs) {
       if (any_x_l3 && nb != b) load_band(nb, 1 - xh);
       if (stream_w && nst != st) load_stripe(nst, 1 - wh);
@@ -282,7 +298,7 @@ template <hal::l3_memory M, class Tiles>
     v.row_begin = L.kind == op::linear ? 0 : b * band_h;
     v.row_end = L.kind == op::linear ? 1 : (b + 1) * band_h < L.out.h ? (b + 1) * band_h : L.out.h;
     v.c_begin = st * stripe_c;
-    v.c_end = (st + 1) * stripe_c < L.out.c ? (st + 1) * stripe_c : L.out.c;
+    v.c_end = span ? L.out.c : (st + 1) * stripe_c < L.out.c ? (st + 1) * stripe_c : L.out.c;
     if (d.y) {
       v.y = l2 + S.y.offset + yh * y_half;
       v.y_row0 = v.row_begin;
@@ -293,14 +309,32 @@ template <hal::l3_memory M, class Tiles>
     if (L.has_weights()) {
       v.w = l2 + S.w.offset + (stream_w ? wh * w_half : 0);
       v.w_c0 = stream_w ? v.c_begin : 0;
-      v.w_n = stream_w ? v.c_end - v.c_begin : L.out.c;
+      v.w_n = span ? stripe_c : stream_w ? v.c_end - v.c_begin : L.out.c;
     }
-    tiles(v);
+    if (span) {
+      // The stripes' feed, its figures worked out here (where they are constants) so that
+      // what the nest calls per stripe is a wait and a read.
+      const std::int64_t stripe_bytes = std::int64_t{stripe_c} * dpc;
+      detail::stripe_feed<M> feed{&l3,
+                                  win,
+                                  l2 + S.w.offset,
+                                  w_half,
+                                  S.l3_w,
+                                  stripe_bytes,
+                                  w_bytes - (stripes - 1) * stripe_bytes,
+                                  stripes};
+      const weight_stripes spanned{stripe_c, static_cast<std::ptrdiff_t>(w_half),
+                                   &detail::stripe_feed<M>::enter, &feed};
+      v.stripes = &spanned;
+      tiles(v);
+    } else {
+      tiles(v);
+    }
 
     if (stream_w && nst != st) wh = 1 - wh;
     if (any_x_l3 && nb != b) xh = 1 - xh;
     // A finished band goes to L3.
-    if (d.y && (st + 1 == stripes)) {
+    if (d.y && (st + 1 == job_stripes)) {
       const std::int64_t rows = v.row_end - v.row_begin;
       yout[yh].write(l3, S.l3_y + v.row_begin * row_y, v.y, rows * row_y);
       yh = 1 - yh;
@@ -488,7 +522,7 @@ struct executor {
         return nullptr;
       } else {
         return &schedule::run_tiles_static<schedule::loop_key(Net::layers[I]),
-                                           schedule::loop_key(plan.layers[I]), Env>;
+                                           schedule::loop_key(Net::layers[I], plan.layers[I]), Env>;
       }
     }
     template <class Env, std::size_t... I>

@@ -106,7 +106,9 @@ struct args_room {
 /// is at `w`, in blocks of the plan's channel tile when tile_data_merged, else as one block
 /// (weight_layout.hpp; int32 values as bytes, since L2 copies need no alignment). The loop computes
 /// output rows [row_begin, row_end) and channels [c_begin, c_end), which must align to the plan's
-/// tiles.
+/// tiles. When `stripes` is set, the call spans L3 weight stripes (below) and `w` is the first
+/// stripe's buffer.
+struct weight_stripes;
 struct l2_operands {
   const std::uint8_t* x = nullptr;
   const std::uint8_t* x2 = nullptr;  ///< add: the second input; its row `x2_row0` at `x2`
@@ -119,6 +121,79 @@ struct l2_operands {
   int w_n = 0;
   int row_begin = 0, row_end = 0;
   int c_begin = 0, c_end = 0;
+  const weight_stripes* stripes = nullptr;
+};
+
+/// The layer's constant data as L3 staging streams it through L2 during one run of a loop nest:
+/// stripes of `c` output channels (a multiple of the plan's channel tile; the last may be
+/// shorter), each one block (weight_layout.hpp) in one of two buffers `half` bytes apart,
+/// stripe k in buffer k % 2. Before the nest loads the first data of a stripe k after its first
+/// (channel tiles run in order, each loaded after every earlier load is complete), it calls
+/// `enter(owner, k)`, which waits for stripe k and starts stripe k + 1 into the other buffer, the
+/// one whose loads are all done. The input stays in L1 across stripes; the loop nest's setup is
+/// paid once per layer, not per stripe.
+struct weight_stripes {
+  int c = 0;
+  std::ptrdiff_t half = 0;
+  void (*enter)(void* owner, int k) = nullptr;
+  void* owner = nullptr;
+};
+
+/// Whether L3 staging runs layer `l` planned as `p` in one call of its loop nest across its
+/// weight stripes (l2_operands::stripes): the weights stream from L3 in stripes narrower than
+/// the layer, and the output's rows are one band (else the stripes are reloaded per band, one
+/// call each).
+[[gnu::always_inline]] constexpr bool spans_stripes(const layer& l, const layer_plan& p) {
+  const l3_decision& d = p.l3;
+  return l.has_weights() && d.w && d.w_stripe_c > 0 && d.w_stripe_c < l.out.c &&
+         (l.kind == op::linear || d.y_stripe_h <= 0 || d.y_stripe_h >= l.out.h);
+}
+
+/// Where a channel tile's constant data sits: `w` holds channels [c_first, c_first + n).
+struct channel_block {
+  const std::uint8_t* w = nullptr;
+  int c_first = 0;
+  int n = 0;
+};
+
+/// A loop nest's walk through the blocks of its constant data, channel tiles in order (the
+/// channels asked for never decrease): v.w's one block, or, when the call spans L3 weight
+/// stripes, each stripe in turn, entered (weight_stripes::enter) when the walk first reaches it.
+/// One comparison per lookup; `out_c` is the layer's output channels.
+class channel_blocks {
+ public:
+  [[gnu::always_inline]] channel_blocks(const l2_operands& v, int out_c)
+      : s_(v.stripes), out_c_(out_c), b_{v.w, v.w_c0, v.w_n} {
+    if (s_ == nullptr) return;
+    k_ = v.w_c0 / s_->c;
+    base_ = v.w - (k_ & 1) * s_->half;
+    end_ = v.w_c0 + v.w_n;
+  }
+  /// The block of channel `c0`.
+  [[gnu::always_inline]] const channel_block& at(int c0) {
+    if (c0 >= end_) next(c0);
+    return b_;
+  }
+  /// The first channel past the current block (with stripes; else a bound no channel reaches).
+  [[nodiscard]] int end() const { return end_; }
+
+ private:
+  void next(int c0) {
+    while (c0 >= end_) {
+      ++k_;
+      b_.c_first = end_;
+      b_.n = out_c_ - end_ < s_->c ? out_c_ - end_ : s_->c;
+      end_ += b_.n;
+      s_->enter(s_->owner, k_);
+    }
+    b_.w = base_ + (k_ & 1) * s_->half;
+  }
+  const weight_stripes* s_;
+  int out_c_;
+  channel_block b_;
+  const std::uint8_t* base_ = nullptr;
+  int k_ = 0;
+  int end_ = 0x7fffffff;
 };
 
 /// The transfers of one buffer: a ring of `Ring` command handles. Starting a command when the
@@ -330,17 +405,17 @@ template <hal::dma_engine E, class Cluster>
 }
 
 /// Loads the per-channel parameters (bias, kappa, lambda, those the layer has) of the `cn`
-/// output channels whose data `d` locates (channel_data_at) in the L2 operands, into a tile's
-/// parameter buffer `kl` laid out as `klo`.
+/// output channels whose data `d` locates (channel_data_at) in the block at `w` (channel_blocks),
+/// into a tile's parameter buffer `kl` laid out as `klo`.
 template <hal::dma_engine E, int Ring>
 [[gnu::always_inline]] inline void load_channel_params(E& e, dma_slot<E, Ring>& slot,
                                                        std::uint8_t* kl, const kl_offsets& klo,
-                                                       const layer& l, const l2_operands& v,
+                                                       const layer& l, const std::uint8_t* w,
                                                        const channel_data& d, int cn) {
   const kl_offsets in = kl_layout(l, d.block_n);
   const auto one = [&](int off, int src) CTILE_INLINE {
     if (off >= 0)
-      copy_box(e, slot, hal::dma_dir::l2_to_l1, kl + off, v.w + d.params + src + 4 * d.index, 1, 1,
+      copy_box(e, slot, hal::dma_dir::l2_to_l1, kl + off, w + d.params + src + 4 * d.index, 1, 1,
                4 * cn, 4 * cn, 4 * cn);
   };
   one(klo.bias, in.bias);
@@ -353,13 +428,13 @@ template <hal::dma_engine E, int Ring>
 template <hal::dma_engine E>
 [[gnu::always_inline]] inline void start_channel_params(E& e, typename E::handle (&handles)[4],
                                                         std::uint8_t* kl, const kl_offsets& klo,
-                                                        const layer& l, const l2_operands& v,
+                                                        const layer& l, const std::uint8_t* w,
                                                         const channel_data& d, int cn) {
   const kl_offsets in = kl_layout(l, d.block_n);
   const auto one = [&](int off, int from, typename E::handle& h) CTILE_INLINE {
     if (off >= 0)
       e.copy_1d(hal::dma_dir::l2_to_l1, kl + off,
-                const_cast<std::uint8_t*>(v.w + d.params + from + 4 * d.index),
+                const_cast<std::uint8_t*>(w + d.params + from + 4 * d.index),
                 static_cast<std::uint32_t>(4 * cn), h);
   };
   one(klo.bias, in.bias, handles[1]);
@@ -460,22 +535,24 @@ template <class Env>
     copy_box(dma, xs[b], dma_dir::l2_to_l1, l1 + P.l1.x[b],
              v.x + static_cast<std::ptrdiff_t>(ik) * tk * xe, 1, 1, kn, kn, kn);
   };
+  channel_blocks blocks(v, L.out.c);
   const auto load_w = [&](int ic, int ik, int b) CTILE_INLINE {
     w_in[b] = ic * nk + ik;
     const int cn = channels(ic), kn = k_bytes(ik);
+    const channel_block& blk = blocks.at(ic * P.tile_c);
     const channel_data d =
-        channel_data_at(wpc, data_per_channel(L), merged, v.w_n, ic * P.tile_c - v.w_c0, cn);
+        channel_data_at(wpc, data_per_channel(L), merged, blk.n, ic * P.tile_c - blk.c_first, cn);
     if (merged) {  // the tile's weights (and on its last K tile, parameters): one run of bytes
       const int n =
           cn * (nk > 1 ? kn + (ik == nk - 1 ? kl_layout(L, 1).bytes : 0) : data_per_channel(L));
       copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b],
-               v.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk * cn, 1, 1, n, n, n);
+               blk.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk * cn, 1, 1, n, n, n);
       return;
     }
     copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b],
-             v.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk, 1, cn, kn, K, cn * K);
+             blk.w + d.weights + static_cast<std::ptrdiff_t>(ik) * tk, 1, cn, kn, K, cn * K);
     // The per-channel parameters serve the last K tile only.
-    if (ik == nk - 1) load_channel_params(dma, ws[b], l1 + P.l1.kl[b], klo, L, v, d, cn);
+    if (ik == nk - 1) load_channel_params(dma, ws[b], l1 + P.l1.kl[b], klo, L, blk.w, d, cn);
   };
 
   if (total <= 0) return;
@@ -668,21 +745,23 @@ template <kernels::kernel_variant V = kernels::kernel_variant{}, class Env>
                r.x.in_size, r.cin_size * xe2, pixel2, row2);
     }
   };
+  channel_blocks blocks(v, L.out.c);
   const auto load_w = [&](int ic, int b) CTILE_INLINE {
     w_key_in[b] = ic;
     if (!L.has_weights()) return;
     const int c0 = ic * P.tile_c;
     const int cn = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
+    const channel_block& blk = blocks.at(c0);
     const channel_data d =
-        channel_data_at(wpc, data_per_channel(L), merged, v.w_n, c0 - v.w_c0, cn);
+        channel_data_at(wpc, data_per_channel(L), merged, blk.n, c0 - blk.c_first, cn);
     if (merged) {  // the tile's weights and parameters, one run of bytes
       const int n = cn * data_per_channel(L);
-      copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b], v.w + d.weights, 1, 1, n, n, n);
+      copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b], blk.w + d.weights, 1, 1, n, n, n);
       return;
     }
-    copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b], v.w + d.weights, 1, 1, cn * wpc,
+    copy_box(dma, ws[b], dma_dir::l2_to_l1, l1 + P.l1.w[b], blk.w + d.weights, 1, 1, cn * wpc,
              cn * wpc, cn * wpc);
-    load_channel_params(dma, ws[b], l1 + P.l1.kl[b], klo, L, v, d, cn);
+    load_channel_params(dma, ws[b], l1 + P.l1.kl[b], klo, L, blk.w, d, cn);
   };
 
   if (total <= 0) return;

@@ -19,7 +19,7 @@
 namespace ctile::schedule {
 
 /// Bytes of int8 weights per output channel of a layer.
-constexpr int weights_per_channel(const layer& l) {
+[[gnu::always_inline]] constexpr int weights_per_channel(const layer& l) {
   return l.out.c > 0 ? static_cast<int>(l.weight_count() / l.out.c) : 0;
 }
 
@@ -28,7 +28,7 @@ constexpr int weights_per_channel(const layer& l) {
 struct kl_offsets {
   int bias = -1, kappa = -1, lambda = -1, bytes = 0;
 };
-constexpr kl_offsets kl_layout(const layer& l, int tc) {
+[[gnu::always_inline]] constexpr kl_offsets kl_layout(const layer& l, int tc) {
   kl_offsets k;
   if (l.bias) k.bias = k.bytes, k.bytes += 4 * tc;
   if (l.batchnorm) {
@@ -39,7 +39,7 @@ constexpr kl_offsets kl_layout(const layer& l, int tc) {
 }
 
 /// Bytes of constant data per output channel: its weights and its per-channel parameters.
-constexpr int data_per_channel(const layer& l) {
+[[gnu::always_inline]] constexpr int data_per_channel(const layer& l) {
   return l.has_weights() ? weights_per_channel(l) + kl_layout(l, 1).bytes : 0;
 }
 
@@ -50,7 +50,7 @@ constexpr int data_per_channel(const layer& l) {
 /// whose reduction is cut in K tiles has its blocks ordered by K tile (pack_weights): each
 /// (channel tile, K tile) is then one run of bytes, the last K tile's followed by the tile's
 /// parameters, and it is the last K tile's weights that must end on a word.
-constexpr bool tile_data_merged(const layer& l, const layer_plan& p) {
+[[gnu::always_inline]] constexpr bool tile_data_merged(const layer& l, const layer_plan& p) {
   const int wpc = p.n_k > 1 ? p.last_k : weights_per_channel(l);
   const int w = p.tile_c * (p.n_k > 1 ? p.tile_k : wpc);
   return l.has_weights() && (p.tile_c * wpc) % 4 == 0 && (p.last_c * wpc) % 4 == 0 &&
@@ -64,9 +64,14 @@ constexpr int weight_block_k(const layer& l, const layer_plan& p) {
   return p.n_k > 1 && tile_data_merged(l, p) ? p.tile_k : 0;
 }
 
-/// Output channels per block of a layer's constant data under plan `p`.
+/// Output channels per block of a layer's constant data under plan `p`: the channel tile when
+/// its data is merged (tile_data_merged); else, for weights streamed from L3 in channel
+/// stripes, the stripe (each stripe then one run of bytes in L3, one transfer); else the
+/// layer.
 constexpr int weight_block_channels(const layer& l, const layer_plan& p) {
-  return tile_data_merged(l, p) && p.tile_c < l.out.c ? p.tile_c : l.out.c;
+  if (tile_data_merged(l, p)) return p.tile_c < l.out.c ? p.tile_c : l.out.c;
+  if (p.l3.w && p.l3.w_stripe_c > 0 && p.l3.w_stripe_c < l.out.c) return p.l3.w_stripe_c;
+  return l.out.c;
 }
 
 /// Where the data of a channel tile sits in a view of a layer's constant data: the view holds
