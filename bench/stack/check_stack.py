@@ -7,7 +7,7 @@
    (master_entry) and below the other cores' roots (worker_entry, any_kernel), plus --margin
    (256 B: what the runtime adds below a fork body, an interrupt's context), must fit the
    platform's stacks the probe holds (ctile_stack_budget_master / _worker).
-2. Run under QEMU (--qemu): the probe paints the stack, runs four networks and reports the
+2. Run under QEMU (--qemu): the probe paints the stack, runs five networks and reports the
    deepest use on core 0 and in the fork bodies. Each must be at most the bound of 1 (a bound
    below what the code really used would mean the analysis misses frames or calls), and the
    runs must have succeeded.
@@ -37,6 +37,8 @@ def main():
            # 3x3 depthwise kernel its variant through a table of its instantiations
            "--indirect", "master_entry|run_network|run_step|run_layer|run_static=run_tiles_static",
            "--indirect", "depthwise_chw=dw3_tile",
+           # a loop nest run across L3 weight stripes enters each through the executor's feed
+           "--indirect", "conv_loop|linear_loop|run_tiles|channel_blocks=stripe_feed",
            "--budget-symbol", "master=ctile_stack_budget_master",
            "--budget-symbol", "worker=ctile_stack_budget_worker",
            "--margin", str(a.margin), a.elf]
