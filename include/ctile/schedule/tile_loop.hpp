@@ -179,7 +179,7 @@ class channel_blocks {
 
  private:
   void next(int c0) {
-    while (c0 >= end_) {
+    while (c0 >= end_ && end_ < out_c_) {  // (no channel at or past out_c: no stripe there)
       ++k_;
       b_.c_first = end_;
       b_.n = out_c_ - end_ < s_->c ? out_c_ - end_ : s_->c;
