@@ -157,6 +157,92 @@ TEST(Executor, InputInL3WithResidentWeights) {
   EXPECT_EQ(f.needs, static_cast<std::int64_t>(declared_weight_bytes(ls[1])));
 }
 
+// The previous step reads a layer's first weight block from L3 while it runs: the whole
+// weights, the first channel stripe of a loop nest that runs across the stripes, or the first
+// stripe of the first row band (the stripes read again for the next band). Each plan, imported
+// (finish_network_imported checks it), runs bit-exact under in-order and random completion
+// with the simulated memory checking that nothing is read before its transfer completed, and
+// reads every weight byte from L3 once per band; without the prefetch the same stripes run
+// too. The model shows the prefetched block only where it exceeds the previous step's slack.
+TEST(Executor, PrefetchedFirstWeightBlock) {
+  const auto& d = test::data<split_net>();
+  const std::vector<layer> ls(split_net::layers.begin(), split_net::layers.end());
+  std::vector<layer_plan> plans(ls.size());
+  plan_layers(ls, tiny_l1, objective::model, plans);
+  {  // Row tiles of half the output, so that rows in L3 make two bands.
+    tiling_problem P = make_problem(ls[2], tiny_l1);
+    P.max_tile_h = ls[2].out.h / 2;
+    plans[2] = plan_problem(P, objective::model);
+    plans[2].max_tile_h = P.max_tile_h;
+  }
+  const layer_plan& big = plans[2];
+  ASSERT_TRUE(big.fits);
+  ASSERT_LT(big.tile_c, ls[2].out.c);
+  ASSERT_LT(big.tile_h, ls[2].out.h);
+  std::vector<kernels::requant_plan> quant(ls.size());
+  for (std::size_t i = 0; i < ls.size(); ++i) quant[i] = kernels::plan_for(ls[i], d.params[i]);
+  const std::span<const std::uint8_t> in(d.input.data(), d.input.size());
+  const auto want = reference::run(split_net::layers, d.params, in);
+  struct variant {
+    const char* what;
+    int stripe_c;
+    bool rows_in_l3;
+    bool prefetch;
+  };
+  const int tc = big.tile_c;
+  std::int64_t striped_cycles[2] = {0, 0};
+  for (const variant v : {variant{"whole", 128, false, true}, variant{"stripes", tc, false, true},
+                          variant{"two stripes", 2 * tc < 128 ? 2 * tc : tc, false, true},
+                          variant{"stripes per band", tc, true, true},
+                          variant{"stripes, not prefetched", tc, false, false}}) {
+    SCOPED_TRACE(v.what);
+    std::vector<layer_plan> ps = plans;
+    std::vector<imported_l3> choice(ls.size());
+    for (std::size_t i = 0; i < ls.size(); ++i)
+      choice[i] = {false, ls[i].out.c, false, ls[i].out.h, false};
+    choice[1].prefetch_next = v.prefetch;
+    choice[2].w = true;
+    choice[2].w_stripe_c = v.stripe_c;
+    if (v.rows_in_l3) {
+      choice[2].y = true;
+      choice[2].y_stripe_h = big.tile_h;
+    }
+    std::vector<layer_l2> l2(ls.size());
+    const network_summary s = finish_network_imported(ls, tiny_l1, ps, l2, choice);
+    ASSERT_TRUE(s.ok()) << imported_constraint_text(s.violated) << " at " << s.layer;
+    ASSERT_EQ(ps[1].l3.prefetch_next, v.prefetch);
+    const l3_decision& w = ps[2].l3;
+    ASSERT_TRUE(w.w);
+    ASSERT_EQ(w.w_stripe_c, v.stripe_c);
+    EXPECT_EQ(schedule::spans_stripes(ls[2], ps[2]), v.stripe_c < 128 && !v.rows_in_l3);
+    if (std::string(v.what) == "stripes") striped_cycles[0] = w.cycles;
+    if (!v.prefetch) striped_cycles[1] = w.cycles;
+    int l1 = 4;
+    for (const auto& q : ps) l1 = q.l1.total > l1 ? q.l1.total : l1;
+    const int bands = v.rows_in_l3 ? (ls[2].out.h + big.tile_h - 1) / big.tile_h : 1;
+    for (auto mode : {hal::completion::at_wait, hal::completion::random}) {
+      schedule::host_run_options o;
+      o.mode = mode;
+      o.seed = 11;
+      o.cores = tiny_l1.cores;
+      const auto r = schedule::run_on_host(schedule::plan_view{ls, ps, l2}, l1, s.l2_peak,
+                                           s.l3_used, d.params, in, quant, o);
+      for (const auto& pr : r.problems) ADD_FAILURE() << pr;
+      for (std::size_t i = 1; i < ls.size(); ++i) EXPECT_EQ(r.outputs[i], want[i]) << i;
+      // (With rows in L3 the last layer reads its input from there too.)
+      EXPECT_EQ(r.traffic.bytes_on(hal::traffic_path::l3_to_l2),
+                bands * declared_weight_bytes(ls[2]) +
+                    (v.rows_in_l3 ? static_cast<std::uint64_t>(ls[2].output_bytes()) : 0u));
+    }
+  }
+  // The first stripe hidden behind the previous step (its loop nest, with nothing of its own
+  // in L3, is longer than one stripe's read).
+  const std::int64_t stripe =
+      cost::l3_cycles(tiny_l1, tc * (declared_weight_bytes(ls[2]) / 128), 1);
+  ASSERT_GT(plans[1].l1_cycles, stripe);
+  EXPECT_EQ(striped_cycles[1] - striped_cycles[0], stripe);
+}
+
 // Two layers of the same shape, named apart, reading different tensors, with different
 // requantization constants: one loop nest serves both, and the network stays bit-exact.
 using twins = network<input(12, 10, 16),                                   //

@@ -8,8 +8,13 @@
 //           + live outputs (sum over j alive across step i, other than i's inputs, of
 //             [output of j in L2] * Y_j)
 //           + i's buffers: x(k, inputs in L3) + y(k, output in L3) + w(k, weight mode)
-//           + [i prefetches i+1's weights] * W_(i+1)              <= L2 budget
+//           + [i prefetches i+1's first weight block] * w(i+1)    <= L2 budget
 //   cost(i) >= cycles(k, inputs in L3, weight mode, output in L3)  when that combination holds
+//
+// A layer whose first weight block (whole weights or first stripe) the previous step
+// prefetches shows only what of that read exceeds the previous step's slack (its loop nest
+// less its own L3 transfers): slack(i-1) <= that figure of the chosen combination, and
+// cost(i) >= cycles with the block hidden + max(0, block - slack(i-1)) as two linear bounds.
 //
 // where k is the chosen candidate. Every coefficient (buffer bytes, cycles) is computed by
 // the planner's own functions (l3_buffers, l3_decision_for, cost::layer_cycles), on the layers
@@ -146,9 +151,8 @@ bool greedy_plan(const problem_set& s, joint_solution& g) {
     jl.place.w_stripe_c = d.w ? d.w_stripe_c : ls[i].out.c;
     jl.place.y = d.y;
     jl.place.y_stripe_h = d.y_stripe_h > 0 ? d.y_stripe_h : ls[i].out.h;
-    // Only whole weights are prefetched (the executor's rule).
-    jl.place.prefetch_next = d.prefetch_next && i + 1 < n && plans[i + 1].l3.w &&
-                             plans[i + 1].l3.w_stripe_c >= ls[i + 1].out.c;
+    // Only weights read from L3 are prefetched (their first block).
+    jl.place.prefetch_next = d.prefetch_next && i + 1 < n && plans[i + 1].l3.w;
     jl.l1_cycles = lp.l1_cycles;
     jl.l3_cycles = d.cycles;
     g.layers.push_back(jl);
@@ -275,7 +279,7 @@ joint_solution solve_joint(const problem_set& s, const solve_options& o) {
     wl.push_back(B("wl", i));  // weights whole in L3
     ws.push_back(B("ws", i));  // weights streamed from L3 in stripes
     yl.push_back(B("y", i));   // output in L3
-    pf.push_back(B("pf", i));  // prefetches the next layer's whole weights
+    pf.push_back(B("pf", i));  // prefetches the next layer's first weight block
     hard.push_back(!(wl.back() && ws.back()));
     if (!p.has_l3() || l.weight_bytes == 0) hard.push_back(!wl.back() && !ws.back());
     // Streaming forced by the platform: no weights resident.
@@ -293,9 +297,9 @@ joint_solution solve_joint(const problem_set& s, const solve_options& o) {
     hard.push_back(one == 1);
   }
   for (int i = 0; i < n; ++i) {
-    // A prefetch loads the next layer's whole weights from L3.
+    // A prefetch reads the next layer's first weight block from L3.
     if (i + 1 < n)
-      hard.push_back(z3::implies(at(pf, i), at(wl, i + 1)));
+      hard.push_back(z3::implies(at(pf, i), at(wl, i + 1) || at(ws, i + 1)));
     else
       hard.push_back(!at(pf, i));
     // An add reads its second input from L3 only with its first (the executor's x buffer).
@@ -316,8 +320,8 @@ joint_solution solve_joint(const problem_set& s, const solve_options& o) {
   for (int j = 0; j < n; ++j)
     resident =
         resident + z3::ite(at(wl, j) || at(ws, j), I(0), I(align4(at(s.layers, j).weight_bytes)));
-  // Ties (equal modeled cycles) go to fewer weight loads the layer waits for: whole weights
-  // in L3 that the previous layer did not prefetch.
+  // Ties (equal modeled cycles) go to fewer weight loads the layer waits for: weights in L3
+  // whose first block the previous layer did not prefetch.
   z3::expr total = I(0), sync_loads = I(0);
   for (int i = 0; i < n; ++i) {
     const layer_problem& l = at(s.layers, i);
@@ -338,7 +342,11 @@ joint_solution solve_joint(const problem_set& s, const solve_options& o) {
     const z3::expr modes[3] = {!at(wl, i) && !at(ws, i), at(wl, i), at(ws, i)};
     z3::expr c = N("cost", i);
     z3::expr xb = N("xb", i), yb = N("yb", i), wb = N("wb", i);
-    hard.push_back(c >= 0 && xb >= 0 && yb >= 0 && wb >= 0);
+    z3::expr sl = N("slack", i);
+    hard.push_back(c >= 0 && xb >= 0 && yb >= 0 && wb >= 0 && sl >= 0);
+    const z3::expr prefetched = i > 0 ? at(pf, i - 1) : ctx.bool_val(false);
+    const z3::expr prev_slack = i > 0 ? N("slack", i - 1) : I(0);
+    constexpr std::int64_t unbounded = std::int64_t{1} << 40;
     for (std::size_t k = 0; k < ci.size(); ++k) {
       const z3::expr& t = at(pick, i)[k];
       const layer_plan& lp = at(cplans, i)[k];
@@ -349,9 +357,23 @@ joint_solution solve_joint(const problem_set& s, const solve_options& o) {
           for (int y = 0; y < 2; ++y) {
             const imported_l3 pl = placement(l, ci[k], m, y == 1, in_l3, false);
             const l3_decision d = l3_decision_for(l.net, lp, p, pl, in_l3);
-            if (d.cycles == 0) continue;
             const z3::expr when = t && cond && modes[m] && (y == 1 ? at(yl, i) : !at(yl, i));
-            hard.push_back(z3::implies(when, c >= I(lp.l1_cycles + d.cycles)));
+            // The step's slack for a prefetch of the next layer's first weight block.
+            const std::int64_t free = lp.l1_cycles > d.busy ? lp.l1_cycles - d.busy : 0;
+            hard.push_back(z3::implies(when, sl <= I(free)));
+            if (m == w_resident) {
+              if (d.cycles > 0) hard.push_back(z3::implies(when, c >= I(lp.l1_cycles + d.cycles)));
+              continue;
+            }
+            if (d.cycles > 0)
+              hard.push_back(z3::implies(when && !prefetched, c >= I(lp.l1_cycles + d.cycles)));
+            // Prefetched: the first block hidden, then what of it exceeds the slack.
+            const l3_decision h = l3_decision_for(l.net, lp, p, pl, in_l3, unbounded);
+            const std::int64_t f = first_weight_block_cycles(l.net, p, h);
+            if (h.cycles > 0)
+              hard.push_back(z3::implies(when && prefetched, c >= I(lp.l1_cycles + h.cycles)));
+            hard.push_back(
+                z3::implies(when && prefetched, c >= I(lp.l1_cycles + h.cycles + f) - prev_slack));
           }
       // Buffer bytes, each a function of the candidate and one choice (l3_buffers).
       if (l.has_problem) {
@@ -371,20 +393,21 @@ joint_solution solve_joint(const problem_set& s, const solve_options& o) {
     }
     cost.push_back(c);
     total = total + c;
-    sync_loads = sync_loads +
-                 z3::ite(at(wl, i) && (i > 0 ? !at(pf, i - 1) : ctx.bool_val(true)), I(1), I(0));
+    sync_loads = sync_loads + z3::ite((at(wl, i) || at(ws, i)) && !prefetched, I(1), I(0));
     // The step's L2 (the input layer's step is the stack's to check).
     z3::expr live = I(0);
     for (int j = 0; j < i; ++j)
       if (at(last, j) > i && j != l.src[0] && j != l.src[1])
         live = live + z3::ite(at(yl, j), I(0), I(align4(at(s.layers, j).output_bytes)));
-    const std::int64_t next_w = i + 1 < n ? align4(at(s.layers, i + 1).weight_bytes) : 0;
-    need.push_back(resident + live + xb + yb + wb + z3::ite(at(pf, i), I(next_w), I(0)));
+    // A prefetch takes the next layer's weight buffer(s) during this step.
+    const z3::expr next_wb = i + 1 < n ? N("wb", i + 1) : I(0);
+    need.push_back(resident + live + xb + yb + wb + z3::ite(at(pf, i), next_wb, I(0)));
     if (!l.has_problem) need.back() = I(0);
   }
 
   auto read = [&](const z3::model& m) {
     r.layers.clear();
+    std::int64_t prev_slack = 0;
     for (int i = 0; i < n; ++i) {
       const layer_problem& l = at(s.layers, i);
       joint_layer jl;
@@ -401,7 +424,9 @@ joint_solution solve_joint(const problem_set& s, const solve_options& o) {
       jl.place = placement(l, jl.chosen, mode, m.eval(at(yl, i), true).is_true(), in_l3,
                            m.eval(at(pf, i), true).is_true());
       const layer_plan& lp = at(cplans, i)[k];
-      const l3_decision d = l3_decision_for(l.net, lp, p, jl.place, in_l3);
+      const bool pre = i > 0 && r.layers.back().place.prefetch_next;
+      const l3_decision d = l3_decision_for(l.net, lp, p, jl.place, in_l3, pre ? prev_slack : -1);
+      prev_slack = lp.l1_cycles > d.busy ? lp.l1_cycles - d.busy : 0;
       jl.l1_cycles = lp.l1_cycles;
       jl.l3_cycles = d.cycles;
       jl.l2_bytes = m.eval(at(need, i), true).get_numeral_int64();

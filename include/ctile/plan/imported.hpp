@@ -91,10 +91,10 @@ enum class imported_constraint : std::uint8_t {
   row_band_not_whole_l1_tiles,       ///< Value: rows per band, Limit: the L1 row tile
   row_band_without_l3_rows,          ///< Value: rows per band, Limit: the output rows
   add_second_input_alone_in_l3,      ///< Value: the second source, Limit: the first source
-  prefetch_of_weights_not_whole_in_l3,  ///< Value: the next layer's stripe, Limit: its channels
-  layer_buffers_exceed_l2,              ///< Value: L2 bytes the step needs, Limit: the L2 budget
-  l2_stack_exceeds_budget,  ///< Value: the stack's bytes at this step, Limit: the budget
-  l3_placement_exceeds_l3,  ///< Value: L3 bytes placed, Limit: the L3 size
+  prefetch_of_weights_not_in_l3,     ///< Value: the next layer's weight bytes, Limit: 0
+  layer_buffers_exceed_l2,           ///< Value: L2 bytes the step needs, Limit: the L2 budget
+  l2_stack_exceeds_budget,           ///< Value: the stack's bytes at this step, Limit: the budget
+  l3_placement_exceeds_l3,           ///< Value: L3 bytes placed, Limit: the L3 size
   weights_resident_while_streaming_forced,  ///< Value: the layer's weight bytes, Limit: 0
 };
 
@@ -154,8 +154,8 @@ constexpr const char* imported_constraint_text(imported_constraint c) {
       return "the rows are banded but neither the input nor the output is in L3";
     case imported_constraint::add_second_input_alone_in_l3:
       return "an add reads its second input from L3 but not its first";
-    case imported_constraint::prefetch_of_weights_not_whole_in_l3:
-      return "the next layer's weights are prefetched but are not whole in L3";
+    case imported_constraint::prefetch_of_weights_not_in_l3:
+      return "the next layer's weights are prefetched but are not read from L3";
     case imported_constraint::layer_buffers_exceed_l2:
       return "the layer's L2 buffers, resident weights and live outputs exceed the L2 budget";
     case imported_constraint::l2_stack_exceeds_budget:

@@ -51,6 +51,9 @@ struct l3_decision {
   int prefetch_bytes = 0;      ///< L2 bytes set aside for them
   std::int64_t l3_bytes = 0;   ///< bytes moved between L3 and L2 for this layer
   std::int64_t cycles = 0;     ///< modeled L3 transfer cycles not hidden behind compute
+  /// Modeled L3 cycles of the layer's own transfers during its loop nest: what a prefetch of
+  /// the next layer's weights, started with the layer, finds the L3 channel busy with.
+  std::int64_t busy = 0;
   friend constexpr bool operator==(const l3_decision&, const l3_decision&) = default;
 };
 

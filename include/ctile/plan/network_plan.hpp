@@ -185,10 +185,31 @@ constexpr l3_buffer_bytes l3_buffers(const layer& l, int inputs_in_l3, int band,
   return b;
 }
 
+/// The L3 cycles of the first block of layer `l`'s weights under decision `d`: the first
+/// stripe, or the whole weights; what a prefetch during the previous step reads.
+constexpr std::int64_t first_weight_block_cycles(const layer& l, const platform& p,
+                                                 const l3_decision& d) {
+  const std::int64_t W = plan_detail::weight_bytes(l);
+  if (!d.w || W == 0) return 0;
+  const std::int64_t per_channel_w = l.out.c > 0 ? W / l.out.c : 0;
+  const bool striped = d.w_stripe_c > 0 && d.w_stripe_c < l.out.c;
+  return cost::l3_cycles(p, striped ? d.w_stripe_c * per_channel_w : W, 1);
+}
+
+/// The cycles of the previous step a prefetch of this layer's first weight block hides behind:
+/// that step's loop nest less its own L3 transfers (`prev`'s L1 cycles and decision).
+constexpr std::int64_t prefetch_slack(const layer_plan& prev) {
+  const std::int64_t s = prev.l1_cycles - prev.l3.busy;
+  return s > 0 ? s : 0;
+}
+
 /// The L3 traffic of a layer's decision `d` (its placement and stripes) and the cycles of it
-/// not hidden behind the layer's L1 loop nest: fills d.l3_bytes and d.cycles.
+/// not hidden behind the layer's L1 loop nest: fills d.l3_bytes, d.cycles and d.busy. The
+/// first weight block (the whole weights, or the first stripe) is read before the loop nest
+/// starts: by the previous step when `prefetched` is at least 0 (that step's slack: what of the
+/// read goes beyond it shows), else by this one, all of it showing.
 constexpr void l3_traffic(const layer& l, const layer_plan& lp, const platform& p, int inputs_in_l3,
-                          l3_decision& d) {
+                          l3_decision& d, std::int64_t prefetched = -1) {
   const std::int64_t W = plan_detail::weight_bytes(l);
   const std::int64_t per_channel_w = l.out.c > 0 ? W / l.out.c : 0;
   const std::int64_t row_y = std::int64_t{l.out.w} * l.out.c * l.output_bytes_per_element();
@@ -198,15 +219,15 @@ constexpr void l3_traffic(const layer& l, const layer_plan& lp, const platform& 
   auto in_rows = [&](int band) { return plan_detail::band_input_rows(l, band); };
   // L3 traffic: weights (reloaded per row band when both are striped), input and output.
   const int bands = d.y_stripe_h > 0 ? (l.out.h + d.y_stripe_h - 1) / d.y_stripe_h : 1;
-  std::int64_t bytes = 0, transfers = 0, exposed = 0;
-  if (d.w) {
+  std::int64_t bytes = 0, transfers = 0, exposed = 0, first = 0;
+  if (d.w && W > 0) {
     const int wstripes = d.w_stripe_c > 0 ? (l.out.c + d.w_stripe_c - 1) / d.w_stripe_c : 1;
     const int reloads = d.stage == 5 ? bands : 1;
     bytes += W * reloads;
     transfers += std::int64_t{wstripes} * reloads;
-    // Whole weights are prefetched during the previous layer; a first stripe is not.
-    if (d.stage >= 3 && wstripes > 1)
-      exposed += cost::l3_cycles(p, d.w_stripe_c * per_channel_w, 1);
+    first = wstripes > 1 ? d.w_stripe_c * per_channel_w : W;
+    const std::int64_t t = cost::l3_cycles(p, first, 1);
+    exposed += prefetched >= 0 ? (t > prefetched ? t - prefetched : 0) : t;
   }
   if (d.x) {
     bytes += std::int64_t{bands} * in_rows(d.y_stripe_h) * in_row;
@@ -219,8 +240,9 @@ constexpr void l3_traffic(const layer& l, const layer_plan& lp, const platform& 
     exposed += cost::l3_cycles(p, d.y_stripe_h * row_y, 1);
   }
   d.l3_bytes = bytes;
-  const std::int64_t l3 = cost::l3_cycles(p, bytes, transfers);
-  // Double-buffered stripes overlap the L1 loop nest; what does not fit behind it shows.
+  // The rest overlaps the L1 loop nest (double-buffered stripes); what does not fit shows.
+  const std::int64_t l3 = cost::l3_cycles(p, bytes - first, transfers - (first > 0 ? 1 : 0));
+  d.busy = l3;
   d.cycles = (l3 > lp.l1_cycles ? l3 - lp.l1_cycles : 0) + exposed;
 }
 
@@ -234,7 +256,7 @@ constexpr void l3_traffic(const layer& l, const layer_plan& lp, const platform& 
 /// Returns stage 0 if nothing fits, with the least bytes it would need in `l2_x`.
 constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const platform& p,
                                  int inputs_in_l3, bool weights_in_l3, std::int64_t budget,
-                                 std::int64_t prefetch) {
+                                 std::int64_t prefetch, std::int64_t prefetched = -1) {
   using plan_detail::align4l;
   l3_decision d;
   const std::int64_t W = plan_detail::weight_bytes(l);
@@ -269,16 +291,18 @@ constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const pla
       int wc = l.out.c;
       if (w_striped && has_w) {
         // Among the stripes that fit, the one with the fewest modeled cycles: the first stripe
-        // is exposed, the rest overlap the loop nest (ties: the larger stripe).
+        // shows (beyond the previous step's slack when that step prefetches it), the rest
+        // overlap the loop nest (ties: the larger stripe).
         const std::int64_t room = budget - prefetch - xb - x_resident - yb;
         wc = 0;
         std::int64_t best = INT64_MAX;
         for (int c = (l.out.c / tc) * tc; c >= tc; c -= tc) {
           if (2 * align4l(c * per_channel_w) > room) continue;
           const std::int64_t stripes = (l.out.c + c - 1) / c;
-          const std::int64_t all = cost::l3_cycles(p, W, stripes);
-          const std::int64_t t = (all > lp.l1_cycles ? all - lp.l1_cycles : 0) +
-                                 cost::l3_cycles(p, c * per_channel_w, 1);
+          const std::int64_t rest = cost::l3_cycles(p, W - c * per_channel_w, stripes - 1);
+          std::int64_t first = cost::l3_cycles(p, c * per_channel_w, 1);
+          if (prefetched >= 0) first = first > prefetched ? first - prefetched : 0;
+          const std::int64_t t = (rest > lp.l1_cycles ? rest - lp.l1_cycles : 0) + first;
           if (t < best) best = t, wc = c;
         }
         if (wc == 0) wc = tc;  // does not fit: reported below
@@ -306,9 +330,22 @@ constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const pla
   };
   const bool can_stripe_w = has_w && weights_in_l3 && p.has_l3();
   const bool can_rows = p.has_l3() && l.kind != op::linear;
-  if (try_option(false, false))
+  if (try_option(false, false)) {
     d.stage = input_in_l3 ? 2 : 1;
-  else if (can_stripe_w && try_option(true, false))
+    // Whole weights from L3 are read before the loop nest starts (by the previous step, or by
+    // this one): stripes, the first read so and the rest behind the loop nest, may show less.
+    if (can_stripe_w && l.out.c > tc) {
+      l3_traffic(l, lp, p, inputs_in_l3, d, prefetched);
+      const l3_decision whole = d;
+      if (try_option(true, false)) {
+        d.stage = 3;
+        l3_traffic(l, lp, p, inputs_in_l3, d, prefetched);
+        if (d.cycles >= whole.cycles || d.w_stripe_c >= l.out.c) d = whole;
+      } else {
+        d = whole;
+      }
+    }
+  } else if (can_stripe_w && try_option(true, false))
     d.stage = 3;
   else if (can_rows && try_option(false, true))
     d.stage = 4;
@@ -326,7 +363,7 @@ constexpr l3_decision l3_cascade(const layer& l, const layer_plan& lp, const pla
     d.l2_x = static_cast<int>(xb + yb + wb + prefetch);
     return d;
   }
-  l3_traffic(l, lp, p, inputs_in_l3, d);
+  l3_traffic(l, lp, p, inputs_in_l3, d, prefetched);
   return d;
 }
 
@@ -623,11 +660,14 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
         if (plans[static_cast<std::size_t>(l.src[k])].l3.y) ++in_l3;
       const std::int64_t next_w = streams(i + 1) ? est_w[i + 1] : 0;
       const std::int64_t room = budget - slack - resident - live;
-      l3_decision d = l3_cascade(l, lp, p, in_l3, streams(i), room, next_w);
+      const std::int64_t pre = i > 0 && plans[static_cast<std::size_t>(i - 1)].l3.prefetch_next
+                                   ? prefetch_slack(plans[static_cast<std::size_t>(i - 1)])
+                                   : -1;
+      l3_decision d = l3_cascade(l, lp, p, in_l3, streams(i), room, next_w, pre);
       d.prefetch_next = next_w > 0;
       if (d.stage == 0 && next_w > 0) {
         // The next layer's weights can also be fetched when it starts: retry without.
-        d = l3_cascade(l, lp, p, in_l3, streams(i), room, 0);
+        d = l3_cascade(l, lp, p, in_l3, streams(i), room, 0, pre);
         d.prefetch_next = false;
       }
       // Row stripes through L3 hold whole L1 row tiles: when even one is too big, re-plan the
@@ -638,10 +678,10 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
         layer_plan np = plan_problem(P, lp.goal);
         if (!np.fits) break;
         np.max_tile_h = cap;
-        d = l3_cascade(l, np, p, in_l3, streams(i), room, next_w);
+        d = l3_cascade(l, np, p, in_l3, streams(i), room, next_w, pre);
         d.prefetch_next = next_w > 0;
         if (d.stage == 0 && next_w > 0) {
-          d = l3_cascade(l, np, p, in_l3, streams(i), room, 0);
+          d = l3_cascade(l, np, p, in_l3, streams(i), room, 0, pre);
           d.prefetch_next = false;
         }
         if (d.stage != 0) lp = np;
@@ -672,6 +712,18 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
       d.prefetch_next = false;
     if (!streams(i + 1) || plans[static_cast<std::size_t>(i + 1)].l3.l2_w == 0)
       d.prefetch_next = false;
+  }
+  // The cycles with the prefetches as they stand now (each step's slack after the previous).
+  for (int i = 1; i < cap; ++i) {
+    const layer& l = ls[static_cast<std::size_t>(i)];
+    layer_plan& lp = plans[static_cast<std::size_t>(i)];
+    const layer_plan& prev = plans[static_cast<std::size_t>(i - 1)];
+    if (l.kind == op::input) continue;
+    int in_l3 = 0;
+    for (int k = 0; k < l.inputs(); ++k)
+      if (plans[static_cast<std::size_t>(l.src[k])].l3.y) ++in_l3;
+    l3_traffic(l, lp, p, in_l3, lp.l3, prev.l3.prefetch_next ? prefetch_slack(prev) : -1);
+    lp.cycles = lp.l1_cycles + lp.l3.cycles;
   }
   s.l3_used = l3_next;
   if (p.has_l3() && l3_next > p.l3_bytes) {
@@ -716,8 +768,11 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
 /// The L3 decision of one layer for a given placement `c` with `inputs_in_l3` of its inputs
 /// read from L3: buffers sized by l3_buffers, traffic and cycles by l3_traffic (no checks; see
 /// finish_network_imported). The prefetch size is the next layer's and is filled in later.
+/// `prefetched`: the previous step's slack when it prefetches this layer's first weight block
+/// (prefetch_slack), else -1.
 constexpr l3_decision l3_decision_for(const layer& l, const layer_plan& lp, const platform& p,
-                                      const imported_l3& c, int inputs_in_l3) {
+                                      const imported_l3& c, int inputs_in_l3,
+                                      std::int64_t prefetched = -1) {
   l3_decision d;
   const std::int64_t W = plan_detail::weight_bytes(l);
   const bool striped = c.w && c.w_stripe_c < l.out.c;
@@ -738,14 +793,14 @@ constexpr l3_decision l3_decision_for(const layer& l, const layer_plan& lp, cons
   d.l2_x = static_cast<int>(b.x);
   d.l2_w = W > 0 ? static_cast<int>(b.w) : 0;
   d.l2_y = static_cast<int>(b.y);
-  l3_traffic(l, lp, p, inputs_in_l3, d);
+  l3_traffic(l, lp, p, inputs_in_l3, d, prefetched);
   return d;
 }
 
 /// Completes a network's plan from imported L3 decisions (the joint solve of ctile-solve)
 /// instead of the greedy cascade, re-checking them with the planner's own code: each layer's
 /// placement and stripes (stripes of whole L1 tiles, bands only where rows go through L3, a
-/// prefetch only of whole weights in L3), its L2 buffers next to the resident weights and the
+/// prefetch only of weights in L3), its L2 buffers next to the resident weights and the
 /// live outputs (l3_buffers), the bidirectional stack (layout_l2_stack) and L3's size. The
 /// first violation is reported as plan_fault::imported with the layer, the constraint, the
 /// value and the limit.
@@ -801,16 +856,14 @@ constexpr network_summary finish_network_imported(std::span<const layer> ls, con
       return fail(i, C::row_band_without_l3_rows, c.y_stripe_h, l.out.h);
     if (banded && l.kind != op::input && c.y_stripe_h < l.out.h && c.y_stripe_h % lp.tile_h != 0)
       return fail(i, C::row_band_not_whole_l1_tiles, c.y_stripe_h, lp.tile_h);
-    if (c.prefetch_next) {
-      const bool next_whole = i + 1 < n && choice[static_cast<std::size_t>(i + 1)].w &&
-                              choice[static_cast<std::size_t>(i + 1)].w_stripe_c >=
-                                  ls[static_cast<std::size_t>(i + 1)].out.c;
-      if (!next_whole)
-        return fail(i, C::prefetch_of_weights_not_whole_in_l3,
-                    i + 1 < n ? choice[static_cast<std::size_t>(i + 1)].w_stripe_c : 0,
-                    i + 1 < n ? ls[static_cast<std::size_t>(i + 1)].out.c : 0);
-    }
-    plans[static_cast<std::size_t>(i)].l3 = l3_decision_for(l, lp, p, c, in_l3);
+    if (c.prefetch_next && !(i + 1 < n && choice[static_cast<std::size_t>(i + 1)].w))
+      return fail(i, C::prefetch_of_weights_not_in_l3,
+                  i + 1 < n ? plan_detail::weight_bytes(ls[static_cast<std::size_t>(i + 1)]) : 0,
+                  0);
+    const std::int64_t pre = i > 0 && choice[static_cast<std::size_t>(i - 1)].prefetch_next
+                                 ? prefetch_slack(plans[static_cast<std::size_t>(i - 1)])
+                                 : -1;
+    plans[static_cast<std::size_t>(i)].l3 = l3_decision_for(l, lp, p, c, in_l3, pre);
   }
   // Prefetch sizes, and each step's buffers next to the resident weights and live outputs
   // (an output lives until its last consumer, the network's outputs to the end).

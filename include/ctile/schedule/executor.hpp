@@ -144,9 +144,19 @@ constexpr std::int64_t align4(std::int64_t b) {
   return (b + 3) & ~std::int64_t{3};
 }
 
-/// The L3 weight stripes of a layer whose loop nest runs across them (weight_stripes): each
-/// stripe one block of `bytes` at l3 + k x bytes (the last `last` bytes), stripe k read into
-/// buffer k % 2 (`half` bytes apart from `l2` on) through slot win[k % 2].
+/// Starts reading weight stripe k of `stripes` from L3 (each one block of `bytes` at
+/// l3_at + k x bytes, the last one `last` bytes) into `buf` through `slot`: the one place the
+/// executor reads a stripe, for its first stripes and for a loop nest's feed alike.
+template <hal::l3_memory M>
+[[gnu::always_inline]] inline void read_stripe(M& m, l3_slot<M>& slot, std::uint8_t* buf,
+                                               std::int64_t l3_at, std::int64_t bytes,
+                                               std::int64_t last, int k, int stripes) {
+  slot.read(m, buf, l3_at + k * bytes, k + 1 < stripes ? bytes : last);
+}
+
+/// The L3 weight stripes of a layer whose loop nest runs across them (weight_stripes), read
+/// into two L2 buffers `half` bytes apart from `l2` on, stripe k into buffer k % 2 through
+/// slot win[k % 2].
 template <hal::l3_memory M>
 struct stripe_feed {
   M* l3;
@@ -163,12 +173,21 @@ struct stripe_feed {
     stripe_feed& f = *static_cast<stripe_feed*>(self);
     f.win[k & 1].wait(*f.l3);
     if (++k < f.stripes)
-      f.win[k & 1].read(*f.l3, f.l2 + (k & 1) * f.half, f.l3_at + k * f.bytes,
-                        k + 1 < f.stripes ? f.bytes : f.last);
+      read_stripe(*f.l3, f.win[k & 1], f.l2 + (k & 1) * f.half, f.l3_at, f.bytes, f.last, k,
+                  f.stripes);
   }
 };
 
 }  // namespace detail
+
+/// Bytes of layer `l`'s first weight block in L3 under plan `p`: its first channel stripe
+/// (one block, weight_block_channels), or its whole weights.
+[[gnu::always_inline]] constexpr std::int64_t first_weight_block(const layer& l,
+                                                                 const layer_plan& p) {
+  const int c = p.l3.w_stripe_c;
+  if (c <= 0 || c >= l.out.c) return plan_detail::weight_bytes(l);
+  return std::int64_t{c} * data_per_channel(l);
+}
 
 /// Everything the executor needs about the network around one layer.
 struct layer_context {
@@ -179,8 +198,9 @@ struct layer_context {
   const layer_plan* src_p[2] = {nullptr, nullptr};  ///< the producers' plans
   const layer* next = nullptr;                      ///< the next layer (for the prefetch)
   const layer_l2* next_s = nullptr;
-  bool weights_prefetched = false;  ///< the previous step loaded this layer's whole weights
-  bool prefetch_next = false;       ///< this layer loads the next layer's whole weights
+  const layer_plan* next_p = nullptr;
+  bool weights_prefetched = false;  ///< the previous step read this layer's first weight block
+  bool prefetch_next = false;       ///< this layer reads the next layer's first weight block
   const kernels::requant_plan* quant = nullptr;  ///< the layer's, where the caller keeps it
 };
 
@@ -216,7 +236,8 @@ template <hal::l3_memory M, class Tiles>
   }
   // Start the next layer's prefetch now: it overlaps this whole layer.
   if (c.prefetch_next) {
-    prefetch.read(l3, l2 + c.next_s->w.offset, c.next_s->l3_w, plan_detail::weight_bytes(*c.next));
+    prefetch.read(l3, l2 + c.next_s->w.offset, c.next_s->l3_w,
+                  first_weight_block(*c.next, *c.next_p));
   }
 
   // Row bands (one when the output and input stay whole in L2) and channel stripes.
@@ -251,21 +272,21 @@ template <hal::l3_memory M, class Tiles>
                        std::int64_t{r.in_size} * row_k(k));
   };
   const std::int64_t w_half = d.w && !w_whole ? detail::align4(d.l2_w / 2) : 0;
-  // A stripe is one block of the layer's constant data in L3 (weight_block_channels: merged
-  // channel tiles, or the stripe itself): one transfer.
-  const auto load_stripe = [&](int st, int half) {
-    const int c0 = st * stripe_c;
-    const int cn = L.out.c - c0 < stripe_c ? L.out.c - c0 : stripe_c;
-    win[half].read(l3, l2 + S.w.offset + half * w_half, S.l3_w + std::int64_t{c0} * dpc,
-                   std::int64_t{cn} * dpc);
-  };
   const std::int64_t y_half = d.y ? detail::align4(d.l2_y / 2) : 0;
 
   const bool any_x_l3 = d.x && (x_from_l3(0) || (L.inputs() > 1 && x_from_l3(1)));
   const bool stream_w = d.w && !w_whole;
+  // A stripe is one block of the layer's constant data in L3 (weight_block_channels: merged
+  // channel tiles, or the stripe itself): one transfer.
+  const std::int64_t stripe_bytes = std::int64_t{stripe_c} * dpc;
+  const std::int64_t last_bytes = std::int64_t{L.out.c - (stripes - 1) * stripe_c} * dpc;
+  const auto load_stripe = [&](int st, int half) {
+    detail::read_stripe(l3, win[half], l2 + S.w.offset + half * w_half, S.l3_w, stripe_bytes,
+                        last_bytes, st, stripes);
+  };
   int xh = 0, wh = 0, yh = 0;
   if (any_x_l3) load_band(0, 0);
-  if (stream_w) load_stripe(0, 0);
+  if (stream_w && !c.weights_prefetched) load_stripe(0, 0);  // (else read by the previous step)
   for (int j = 0; j < jobs; ++j) {
     const int b = j / job_stripes, st = j % job_stripes;
     const int nb = (j + 1) / job_stripes, nst = (j + 1) % job_stripes;
@@ -312,17 +333,8 @@ template <hal::l3_memory M, class Tiles>
       v.w_n = span ? stripe_c : stream_w ? v.c_end - v.c_begin : L.out.c;
     }
     if (span) {
-      // The stripes' feed, its figures worked out here (where they are constants) so that
-      // what the nest calls per stripe is a wait and a read.
-      const std::int64_t stripe_bytes = std::int64_t{stripe_c} * dpc;
-      detail::stripe_feed<M> feed{&l3,
-                                  win,
-                                  l2 + S.w.offset,
-                                  w_half,
-                                  S.l3_w,
-                                  stripe_bytes,
-                                  w_bytes - (stripes - 1) * stripe_bytes,
-                                  stripes};
+      detail::stripe_feed<M> feed{&l3,    win,          l2 + S.w.offset, w_half,
+                                  S.l3_w, stripe_bytes, last_bytes,      stripes};
       const weight_stripes spanned{stripe_c, static_cast<std::ptrdiff_t>(w_half),
                                    &detail::stripe_feed<M>::enter, &feed};
       v.stripes = &spanned;
@@ -346,13 +358,12 @@ template <hal::l3_memory M, class Tiles>
   }
 }
 
-/// Whether step `i` loads the next layer's weights while it runs: when the plan says so and
-/// the next layer takes its weights whole from L3 (a layer streaming channel stripes loads its
-/// own, double-buffered).
+/// Whether step `i` loads the next layer's first weight block (its whole weights, or its first
+/// channel stripe) while it runs: when the plan says so and the next layer reads its weights
+/// from L3.
 [[gnu::always_inline]] constexpr bool prefetches(const plan_view& v, std::size_t i) {
   if (i + 1 >= v.layers.size() || !v.plans[i].l3.prefetch_next) return false;
-  const l3_decision& n = v.plans[i + 1].l3;
-  return v.l2[i + 1].l3_w >= 0 && n.w && n.w_stripe_c >= v.layers[i + 1].out.c;
+  return v.l2[i + 1].l3_w >= 0 && v.plans[i + 1].l3.w;
 }
 
 /// Runs layer i's loop nest over the operands of one stripe: the generic loop over the plan
@@ -380,7 +391,7 @@ template <class Env, hal::l3_memory M, class Hook, class Tiles>
   if (l.kind == op::input) {
     if (prefetches(v, i))
       prefetch.read(l3, l2 + v.l2[i + 1].w.offset, v.l2[i + 1].l3_w,
-                    plan_detail::weight_bytes(v.layers[i + 1]));
+                    first_weight_block(v.layers[i + 1], v.plans[i + 1]));
     if constexpr (hooked) {
       if (s.l3_y >= 0)
         hook(layer_output{static_cast<int>(i), nullptr, s.l3_y, l.output_bytes()});
@@ -400,12 +411,14 @@ template <class Env, hal::l3_memory M, class Hook, class Tiles>
   if (i + 1 < n) {
     c.next = &v.layers[i + 1];
     c.next_s = &v.l2[i + 1];
+    c.next_p = &v.plans[i + 1];
   }
   c.weights_prefetched = prefetches(v, i - 1);
   c.prefetch_next = prefetches(v, i);
   c.quant = &quant[i];
-  run_layer(l3, c, l2, prefetch,
-            [&](const l2_operands& ops) { tiles(i, env, l, v.plans[i], *c.quant, ops, l1); });
+  run_layer(l3, c, l2, prefetch, [&](const l2_operands& ops) CTILE_INLINE {
+    tiles(i, env, l, v.plans[i], *c.quant, ops, l1);
+  });
   if constexpr (hooked) {
     const bool chw = v.plans[i].out_chw;
     if (s.l3_y >= 0)

@@ -134,7 +134,7 @@ std::string solution_json(const problem_set& s, const network_solution& sol);
 
 /// Per layer: the chosen candidate and its L3 placement (imported_l3: weights resident in L2,
 /// whole in L3 or streamed in stripes of the candidate's channel tile; output in L2 or in L3 in
-/// bands of the candidate's row tile; the next layer's whole weights prefetched or not), with
+/// bands of the candidate's row tile; the next layer's first weight block prefetched or not), with
 /// the cycles and L2 bytes the planner's own functions give them.
 struct joint_layer {
   int index = 0;
