@@ -106,13 +106,41 @@ TEST(Executor, WeightsSplitBetweenL2AndL3) {
   check_network<split_net, split_l2.with_streamed_weights()>("split, streamed");
 }
 
+// Runs an imported plan of split_net on the host under in-order and random completion: no
+// checker problem, every layer's output equal to the reference's. Returns each run's bytes read
+// from L3.
+std::vector<std::uint64_t> run_split_net(const std::vector<layer>& ls,
+                                         const std::vector<layer_plan>& plans,
+                                         const std::vector<layer_l2>& l2, const network_summary& s,
+                                         int cores, std::uint64_t seed) {
+  const auto& d = test::data<split_net>();
+  std::vector<kernels::requant_plan> quant(ls.size());
+  for (std::size_t i = 0; i < ls.size(); ++i) quant[i] = kernels::plan_for(ls[i], d.params[i]);
+  int l1 = 4;
+  for (const auto& q : plans) l1 = q.l1.total > l1 ? q.l1.total : l1;
+  const std::span<const std::uint8_t> in(d.input.data(), d.input.size());
+  const auto want = reference::run(split_net::layers, d.params, in);
+  std::vector<std::uint64_t> read;
+  for (auto mode : {hal::completion::at_wait, hal::completion::random}) {
+    schedule::host_run_options o;
+    o.mode = mode;
+    o.seed = seed;
+    o.cores = cores;
+    const auto r = schedule::run_on_host(schedule::plan_view{ls, plans, l2}, l1, s.l2_peak,
+                                         s.l3_used, d.params, in, quant, o);
+    for (const auto& pr : r.problems) ADD_FAILURE() << pr;
+    for (std::size_t i = 1; i < ls.size(); ++i) EXPECT_EQ(r.outputs[i], want[i]) << i;
+    read.push_back(r.traffic.bytes_on(hal::traffic_path::l3_to_l2));
+  }
+  return read;
+}
+
 // The network input in L3, as a joint solve may place it (imported decisions, re-checked by
 // finish_network_imported): the first layer reads it by row bands from L3 while its weights
 // and the last layer's are resident in L2 and the big layer's stream whole, prefetched. The run
 // reads from L3 exactly the input and the big layer's weights, and is bit-exact. With streaming
 // forced, the same decisions are refused, naming the first resident layer.
 TEST(Executor, InputInL3WithResidentWeights) {
-  const auto& d = test::data<split_net>();
   const std::vector<layer> ls(split_net::layers.begin(), split_net::layers.end());
   std::vector<layer_plan> plans(ls.size());
   plan_layers(ls, gap8, objective::model, plans);
@@ -130,25 +158,9 @@ TEST(Executor, InputInL3WithResidentWeights) {
   EXPECT_EQ(l2[1].w_why, weight_reason::imported);
   EXPECT_EQ(l2[1].l3_w, -1);
   EXPECT_GE(l2[2].l3_w, 0);
-  std::vector<kernels::requant_plan> quant(ls.size());
-  for (std::size_t i = 0; i < ls.size(); ++i) quant[i] = kernels::plan_for(ls[i], d.params[i]);
-  int l1 = 4;
-  for (const auto& q : plans) l1 = q.l1.total > l1 ? q.l1.total : l1;
-  const std::span<const std::uint8_t> in(d.input.data(), d.input.size());
-  const auto want = reference::run(split_net::layers, d.params, in);
-  for (auto mode : {hal::completion::at_wait, hal::completion::random}) {
-    schedule::host_run_options o;
-    o.mode = mode;
-    o.seed = 5;
-    o.cores = gap8.cores;
-    const auto r = schedule::run_on_host(schedule::plan_view{ls, plans, l2}, l1, s.l2_peak,
-                                         s.l3_used, d.params, in, quant, o);
-    for (const auto& pr : r.problems) ADD_FAILURE() << pr;
-    for (std::size_t i = 1; i < ls.size(); ++i) EXPECT_EQ(r.outputs[i], want[i]) << i;
-    EXPECT_EQ(r.traffic.bytes_on(hal::traffic_path::l3_to_l2),
-              static_cast<std::uint64_t>(split_net::input_shape.elements()) +
-                  declared_weight_bytes(ls[2]));
-  }
+  for (const std::uint64_t read : run_split_net(ls, plans, l2, s, gap8.cores, 5))
+    EXPECT_EQ(read, static_cast<std::uint64_t>(split_net::input_shape.elements()) +
+                        declared_weight_bytes(ls[2]));
   std::vector<layer_l2> l2f(ls.size());
   const network_summary f =
       finish_network_imported(ls, gap8.with_streamed_weights(), plans, l2f, choice);
@@ -165,7 +177,6 @@ TEST(Executor, InputInL3WithResidentWeights) {
 // reads every weight byte from L3 once per band; without the prefetch the same stripes run
 // too. The model shows the prefetched block only where it exceeds the previous step's slack.
 TEST(Executor, PrefetchedFirstWeightBlock) {
-  const auto& d = test::data<split_net>();
   const std::vector<layer> ls(split_net::layers.begin(), split_net::layers.end());
   std::vector<layer_plan> plans(ls.size());
   plan_layers(ls, tiny_l1, objective::model, plans);
@@ -179,10 +190,6 @@ TEST(Executor, PrefetchedFirstWeightBlock) {
   ASSERT_TRUE(big.fits);
   ASSERT_LT(big.tile_c, ls[2].out.c);
   ASSERT_LT(big.tile_h, ls[2].out.h);
-  std::vector<kernels::requant_plan> quant(ls.size());
-  for (std::size_t i = 0; i < ls.size(); ++i) quant[i] = kernels::plan_for(ls[i], d.params[i]);
-  const std::span<const std::uint8_t> in(d.input.data(), d.input.size());
-  const auto want = reference::run(split_net::layers, d.params, in);
   struct variant {
     const char* what;
     int stripe_c;
@@ -217,23 +224,11 @@ TEST(Executor, PrefetchedFirstWeightBlock) {
     EXPECT_EQ(schedule::spans_stripes(ls[2], ps[2]), v.stripe_c < 128 && !v.rows_in_l3);
     if (std::string(v.what) == "stripes") striped_cycles[0] = w.cycles;
     if (!v.prefetch) striped_cycles[1] = w.cycles;
-    int l1 = 4;
-    for (const auto& q : ps) l1 = q.l1.total > l1 ? q.l1.total : l1;
     const int bands = v.rows_in_l3 ? (ls[2].out.h + big.tile_h - 1) / big.tile_h : 1;
-    for (auto mode : {hal::completion::at_wait, hal::completion::random}) {
-      schedule::host_run_options o;
-      o.mode = mode;
-      o.seed = 11;
-      o.cores = tiny_l1.cores;
-      const auto r = schedule::run_on_host(schedule::plan_view{ls, ps, l2}, l1, s.l2_peak,
-                                           s.l3_used, d.params, in, quant, o);
-      for (const auto& pr : r.problems) ADD_FAILURE() << pr;
-      for (std::size_t i = 1; i < ls.size(); ++i) EXPECT_EQ(r.outputs[i], want[i]) << i;
-      // (With rows in L3 the last layer reads its input from there too.)
-      EXPECT_EQ(r.traffic.bytes_on(hal::traffic_path::l3_to_l2),
-                bands * declared_weight_bytes(ls[2]) +
-                    (v.rows_in_l3 ? static_cast<std::uint64_t>(ls[2].output_bytes()) : 0u));
-    }
+    // (With rows in L3 the last layer reads its input from there too.)
+    for (const std::uint64_t read : run_split_net(ls, ps, l2, s, tiny_l1.cores, 11))
+      EXPECT_EQ(read, bands * declared_weight_bytes(ls[2]) +
+                          (v.rows_in_l3 ? static_cast<std::uint64_t>(ls[2].output_bytes()) : 0u));
   }
   // The first stripe hidden behind the previous step (its loop nest, with nothing of its own
   // in L3, is longer than one stripe's read).
