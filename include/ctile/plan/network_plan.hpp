@@ -185,15 +185,21 @@ constexpr l3_buffer_bytes l3_buffers(const layer& l, int inputs_in_l3, int band,
   return b;
 }
 
-/// The L3 cycles of the first block of layer `l`'s weights under decision `d`: the first
-/// stripe, or the whole weights; what a prefetch during the previous step reads.
-constexpr std::int64_t first_weight_block_cycles(const layer& l, const platform& p,
-                                                 const l3_decision& d) {
+/// Bytes of the first block of layer `l`'s weights under decision `d` (0 when they are not read
+/// from L3): the first channel stripe, or the whole weights; what a prefetch during the
+/// previous step reads, and what a layer that is not prefetched reads before its loop nest.
+constexpr std::int64_t first_weight_block_bytes(const layer& l, const l3_decision& d) {
   const std::int64_t W = plan_detail::weight_bytes(l);
   if (!d.w || W == 0) return 0;
-  const std::int64_t per_channel_w = l.out.c > 0 ? W / l.out.c : 0;
   const bool striped = d.w_stripe_c > 0 && d.w_stripe_c < l.out.c;
-  return cost::l3_cycles(p, striped ? d.w_stripe_c * per_channel_w : W, 1);
+  return striped ? d.w_stripe_c * (W / l.out.c) : W;
+}
+
+/// The L3 cycles of that block (one transfer).
+constexpr std::int64_t first_weight_block_cycles(const layer& l, const platform& p,
+                                                 const l3_decision& d) {
+  const std::int64_t b = first_weight_block_bytes(l, d);
+  return b > 0 ? cost::l3_cycles(p, b, 1) : 0;
 }
 
 /// The cycles of the previous step a prefetch of this layer's first weight block hides behind:
@@ -211,7 +217,6 @@ constexpr std::int64_t prefetch_slack(const layer_plan& prev) {
 constexpr void l3_traffic(const layer& l, const layer_plan& lp, const platform& p, int inputs_in_l3,
                           l3_decision& d, std::int64_t prefetched = -1) {
   const std::int64_t W = plan_detail::weight_bytes(l);
-  const std::int64_t per_channel_w = l.out.c > 0 ? W / l.out.c : 0;
   const std::int64_t row_y = std::int64_t{l.out.w} * l.out.c * l.output_bytes_per_element();
   const std::int64_t Y = row_y * l.out.h;
   const std::int64_t in_row =
@@ -225,8 +230,8 @@ constexpr void l3_traffic(const layer& l, const layer_plan& lp, const platform& 
     const int reloads = d.stage == 5 ? bands : 1;
     bytes += W * reloads;
     transfers += std::int64_t{wstripes} * reloads;
-    first = wstripes > 1 ? d.w_stripe_c * per_channel_w : W;
-    const std::int64_t t = cost::l3_cycles(p, first, 1);
+    first = first_weight_block_bytes(l, d);
+    const std::int64_t t = first_weight_block_cycles(l, p, d);
     exposed += prefetched >= 0 ? (t > prefetched ? t - prefetched : 0) : t;
   }
   if (d.x) {

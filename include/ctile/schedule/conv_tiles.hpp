@@ -395,8 +395,11 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
   constexpr bool w_dual = P.l1.w[0] != P.l1.w[1];
   constexpr bool y_dual = P.l1.y[0] != P.l1.y[1];
   constexpr int wpc = weights_per_channel(L);
-  constexpr kl_offsets klo = kl_layout(L, P.tile_c);
+  [[maybe_unused]] constexpr kl_offsets klo = kl_layout(L, P.tile_c);
   constexpr int nx = P.n_w;
+  // One row and one column tile in the plan: every call has one spatial tile, and each tile
+  // differs from the one before in its channel tile only.
+  constexpr bool channel_only = P.n_h == 1 && nx == 1;
   constexpr bool dw = L.kind == op::depthwise;
   constexpr bool marshal = dw && !P.in_chw;  // an HWC depthwise input, marshalled to CHW
   constexpr bool pool = channel_input(L);    // or an add
@@ -545,12 +548,25 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
                                            T::in_pixel * xe, T::in_row * xe);
     }
   };
+  // The channels of channel tile `ic`: the plan's tile, or the layer's last channels (a
+  // comparison with the last tile's index, else the difference).
+  constexpr int last_cn = L.out.c - (P.n_c - 1) * P.tile_c;
+  const auto channels_of = [](int ic) CTILE_INLINE {
+    if constexpr (last_cn == P.tile_c) {
+      return P.tile_c;
+    } else if constexpr (last_cn > 0 && last_cn < P.tile_c) {
+      return ic == P.n_c - 1 ? last_cn : P.tile_c;
+    } else {
+      const int c0 = ic * P.tile_c;
+      return L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
+    }
+  };
   // Across L3 weight stripes (one call may span them: spans_stripes), the walk through them.
   constexpr bool spans = spans_stripes(L, P);
   [[maybe_unused]] std::conditional_t<spans, channel_blocks, char> blocks{spans_init<spans>(v, L)};
   const auto load_w = [&](int ic, int b) CTILE_INLINE {
     const int c0 = ic * P.tile_c;
-    const int cn = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
+    const int cn = channels_of(ic);
     channel_block blk{v.w, w_c0, w_n};
     if constexpr (spans) blk = blocks.at(c0);
     const channel_data d = channel_data_at(wpc, dpc, merged, blk.n, c0 - blk.c_first, cn);
@@ -612,27 +628,42 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
   };
   int c_off = 0;    // bytes from a pixel's first output channel to the channel tile's
   int c_bytes = 0;  // output bytes per pixel of the channel tile
-  // Starts channel tile `ic`: its weights (prefetched, or loaded now) and the next one's.
-  const auto enter_channel_tile = [&](int ic, bool first) CTILE_INLINE {
+  // When every tile is a channel tile of its own (one row and one column tile) and the tiles
+  // alternate their buffers (tile t has parity t % 2, from 0), channel tile t's weights are in
+  // buffer t % 2 as well: a constant of each tile's code, its buffer addresses and handles
+  // folded, instead of the variable wb.
+  constexpr bool w_by_parity = L.has_weights() && w_dual && channel_only && (XAlt || y_dual);
+  // Starts channel tile `ic`: its weights (prefetched, or loaded now) and the next one's, in
+  // buffer WB (w_by_parity), else wb.
+  const auto enter_channel_tile = [&]<int WB>(int ic, bool first) CTILE_INLINE {
+    [[maybe_unused]] int b = WB;
     if constexpr (L.has_weights()) {
-      if (first || !w_dual) {
-        load_w(ic, wb);
+      if constexpr (WB >= 0) {
+        if (first) load_w(ic, WB);  // (else prefetched by the previous channel tile)
       } else {
-        wb = 1 - wb;
+        if (first || !w_dual) {
+          load_w(ic, wb);
+        } else {
+          wb = 1 - wb;
+        }
+        b = wb;
       }
       if constexpr (w_direct) {  // every one was started (just now, or prefetched)
-        dma.wait(wh[wb][0]);
-        if (!merged && klo.bias >= 0) dma.wait(wh[wb][1]);
-        if (!merged && klo.kappa >= 0) dma.wait(wh[wb][2]);
-        if (!merged && klo.lambda >= 0) dma.wait(wh[wb][3]);
+        // (The layout named again: GCC takes the enclosing constant, read in a template
+        // lambda, for an uninitialised object.)
+        constexpr kl_offsets kl = kl_layout(L, P.tile_c);
+        dma.wait(wh[b][0]);
+        if (!merged && kl.bias >= 0) dma.wait(wh[b][1]);
+        if (!merged && kl.kappa >= 0) dma.wait(wh[b][2]);
+        if (!merged && kl.lambda >= 0) dma.wait(wh[b][3]);
       } else {
-        ws[wb].wait(dma);
+        ws[b].wait(dma);
       }
-      if (w_dual && ic + 1 < ic1) load_w(ic + 1, 1 - wb);
+      if (w_dual && ic + 1 < ic1) load_w(ic + 1, 1 - b);
     }
     const int c0 = ic * P.tile_c;
-    a.c_out = L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
-    if constexpr (L.has_weights()) point_weights<L, P>(a, l1, wb, a.c_out);
+    a.c_out = channels_of(ic);
+    if constexpr (L.has_weights()) point_weights<L, P>(a, l1, b, a.c_out);
     c_off = P.out_chw ? c0 * T::out_plane : c0 * T::eb;
     c_bytes = a.c_out * T::eb;
     if constexpr (per_c) a.c_in = a.c_out;
@@ -641,9 +672,9 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
   const auto body = [&](int core) { env.template run_kernel_as<variant_of(L, P)>(kk, a, core); };
 
   int ic = ic0, iy = iy0, ix = 0;
-  const bool one_spatial = (iy1 - iy0) * nx == 1;
+  const bool one_spatial = channel_only || (iy1 - iy0) * nx == 1;
   if (XAlt || (!per_c && one_spatial)) load_x(iy, ix, ic, 0);  // else each tile loads its own
-  enter_channel_tile(ic, true);
+  enter_channel_tile.template operator()<w_by_parity ? 0 : -1>(ic, true);
   set_row(iy);
   set_col(ix);
   int left = total;
@@ -654,7 +685,10 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
     // The next tile in loop order (columns fastest, then rows; then the next channel tile,
     // whose input is the same rows again).
     int nix = ix + 1, niy = iy;
-    if (nix == nx) nix = 0, niy = niy + 1 == iy1 ? iy0 : niy + 1;
+    if constexpr (channel_only)
+      nix = 0;
+    else if (nix == nx)
+      nix = 0, niy = niy + 1 == iy1 ? iy0 : niy + 1;
     // A depthwise input is marshalled by the cores themselves as the kernel's fork starts,
     // each its share of the channels: the commands cost the cluster 1/cores of their
     // programming time.
@@ -712,7 +746,8 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
     if (nix == 0) {
       if constexpr (P.n_h > 1 && !fixed_args(T::row_line))
         if (niy != iy) set_row(niy);
-      if (niy == iy0) enter_channel_tile(++ic, false);
+      if (channel_only || niy == iy0)
+        enter_channel_tile.template operator()<w_by_parity ? 1 - B : -1>(++ic, false);
     }
     ix = nix, iy = niy;
     return true;
