@@ -62,44 +62,71 @@ struct axis_entry {
   int pad_lo = 0, pad_hi = 0;
 };
 
-/// An axis table whose every entry is `a` + i x `d`, field by field (`ok`), as when the tiles
-/// are uniform and unpadded (pointwise layers): entry i is then two multiplications at most,
-/// with no table read, and a field that does not change with i is a constant.
+/// An axis table whose entries are `a` + i x `d`, field by field (`ok`), but for its first
+/// and last entries where `first_apart` / `last_apart` (an edge tile's padding, a shorter last
+/// tile: `first` and `last` themselves), as when the tiles are uniform inside the layer. Entry
+/// i is then two multiplications at most and a comparison for each field an edge entry sets
+/// apart, with no table read; a field that does not change with i is a constant.
 struct axis_line {
   bool ok = false;
   axis_entry a{}, d{};
+  bool first_apart = false, last_apart = false;
+  axis_entry first{}, last{};
+  int n = 0;  ///< entries
 };
 template <std::size_t N>
 constexpr axis_line line_of(const std::array<axis_entry, N>& t) {
-  axis_line r{true, t[0], {}};
-  if constexpr (N > 1) {
-    const auto diff = [](const axis_entry& x, const axis_entry& y) {
-      return axis_entry{y.in_off - x.in_off,     y.in_size - x.in_size, y.out_off - x.out_off,
-                        y.out_size - x.out_size, y.pad_lo - x.pad_lo,   y.pad_hi - x.pad_hi};
-    };
-    r.d = diff(t[0], t[1]);
-    for (std::size_t i = 2; i < N; ++i) {
-      const axis_entry e = diff(t[i - 1], t[i]);
-      r.ok = r.ok && e.in_off == r.d.in_off && e.in_size == r.d.in_size &&
-             e.out_off == r.d.out_off && e.out_size == r.d.out_size && e.pad_lo == r.d.pad_lo &&
-             e.pad_hi == r.d.pad_hi;
-    }
+  const auto diff = [](const axis_entry& x, const axis_entry& y) {
+    return axis_entry{y.in_off - x.in_off,     y.in_size - x.in_size, y.out_off - x.out_off,
+                      y.out_size - x.out_size, y.pad_lo - x.pad_lo,   y.pad_hi - x.pad_hi};
+  };
+  const auto same = [](const axis_entry& x, const axis_entry& y) {
+    return x.in_off == y.in_off && x.in_size == y.in_size && x.out_off == y.out_off &&
+           x.out_size == y.out_size && x.pad_lo == y.pad_lo && x.pad_hi == y.pad_hi;
+  };
+  const auto at = [&t](int i) -> const axis_entry& { return t[static_cast<std::size_t>(i)]; };
+  const int n = static_cast<int>(N);
+  // The fewest entries set apart: none, the last, the first, both.
+  for (const int apart : {0, 2, 1, 3}) {
+    const int lo = apart & 1, hi = n - 1 - (apart >> 1);
+    if (hi < lo) continue;
+    axis_line r{true, at(0), {}, lo == 1, hi == n - 2, at(0), at(n - 1), n};
+    if (hi > lo) r.d = diff(at(lo), at(lo + 1));
+    for (int i = lo + 1; i < hi && r.ok; ++i) r.ok = same(diff(at(i), at(i + 1)), r.d);
+    if (!r.ok) continue;
+    if (lo == 1) r.a = diff(r.d, at(1));  // entry i = a + i x d on [lo, hi]: a = entry 1 - d
+    return r;
   }
-  return r;
+  return {};
 }
-/// Entry `i` of an axis table that is a line (L.ok).
+/// Field F of entry `i` of an axis table that is a line (Ln.ok).
+template <axis_line Ln, int axis_entry::*F>
+[[gnu::always_inline]] constexpr int line_field(int i) {
+  constexpr int a = Ln.a.*F, d = Ln.d.*F;
+  constexpr bool first = Ln.first_apart && Ln.first.*F != a;
+  constexpr bool last = Ln.last_apart && Ln.last.*F != a + (Ln.n - 1) * d;
+  int v = d == 0 ? a : a + i * d;
+  if constexpr (first) v = i == 0 ? Ln.first.*F : v;
+  if constexpr (last) v = i == Ln.n - 1 ? Ln.last.*F : v;
+  return v;
+}
+/// Entry `i` of an axis table that is a line (Ln.ok).
 template <axis_line Ln>
 [[gnu::always_inline]] constexpr axis_entry on_line(int i) {
-  const auto f = [i](int a, int d) CTILE_INLINE { return d == 0 ? a : a + i * d; };
-  return {f(Ln.a.in_off, Ln.d.in_off),   f(Ln.a.in_size, Ln.d.in_size),
-          f(Ln.a.out_off, Ln.d.out_off), f(Ln.a.out_size, Ln.d.out_size),
-          f(Ln.a.pad_lo, Ln.d.pad_lo),   f(Ln.a.pad_hi, Ln.d.pad_hi)};
+  return {line_field<Ln, &axis_entry::in_off>(i),  line_field<Ln, &axis_entry::in_size>(i),
+          line_field<Ln, &axis_entry::out_off>(i), line_field<Ln, &axis_entry::out_size>(i),
+          line_field<Ln, &axis_entry::pad_lo>(i),  line_field<Ln, &axis_entry::pad_hi>(i)};
 }
 
 /// Whether the kernel arguments an axis tile sets (its extents and padding) are the same for
 /// every tile of an axis whose table is `Ln`.
 constexpr bool fixed_args(const axis_line& Ln) {
-  return Ln.ok && Ln.d.in_size == 0 && Ln.d.out_size == 0 && Ln.d.pad_lo == 0 && Ln.d.pad_hi == 0;
+  const auto args_of_a = [&](const axis_entry& e) {
+    return e.in_size == Ln.a.in_size && e.out_size == Ln.a.out_size && e.pad_lo == Ln.a.pad_lo &&
+           e.pad_hi == Ln.a.pad_hi;
+  };
+  return Ln.ok && Ln.d.in_size == 0 && Ln.d.out_size == 0 && Ln.d.pad_lo == 0 && Ln.d.pad_hi == 0 &&
+         (!Ln.first_apart || args_of_a(Ln.first)) && (!Ln.last_apart || args_of_a(Ln.last));
 }
 
 /// Entries of an axis table a rolled loop nest copies to its stack (the core's L1) when the

@@ -117,7 +117,8 @@ inline run_status stage_weights(const plan_view& v, std::span<const layer_params
 
 namespace detail {
 
-/// L3 transfers in flight for one buffer (an add's two input bands are two reads; weights one).
+/// L3 transfers in flight for one activation buffer (an add's two input bands are two reads;
+/// an output band one write). Weight buffers read through l3_read_slot.
 template <hal::l3_memory M>
 struct l3_slot {
   typename M::read_handle r[2]{};
@@ -140,6 +141,22 @@ struct l3_slot {
   }
 };
 
+/// The L3 read of one weight buffer (a stripe, or the first weight block a step prefetches):
+/// one transfer in flight at most, waited for once.
+template <hal::l3_memory M>
+struct l3_read_slot {
+  typename M::read_handle h{};
+  bool busy = false;
+  void read(M& m, void* l2, std::uint32_t addr, std::uint32_t bytes) {
+    m.read(l2, addr, bytes, h);
+    busy = true;
+  }
+  void wait(M& m) {
+    if (busy) m.wait(h);
+    busy = false;
+  }
+};
+
 constexpr std::int64_t align4(std::int64_t b) {
   return (b + 3) & ~std::int64_t{3};
 }
@@ -148,10 +165,10 @@ constexpr std::int64_t align4(std::int64_t b) {
 /// l3_at + k x bytes, the last one `last` bytes) into `buf` through `slot`: the one place the
 /// executor reads a stripe, for its first stripes and for a loop nest's feed alike.
 template <hal::l3_memory M>
-[[gnu::always_inline]] inline void read_stripe(M& m, l3_slot<M>& slot, std::uint8_t* buf,
-                                               std::int64_t l3_at, std::int64_t bytes,
-                                               std::int64_t last, int k, int stripes) {
-  slot.read(m, buf, l3_at + k * bytes, k + 1 < stripes ? bytes : last);
+[[gnu::always_inline]] inline void read_stripe(M& m, l3_read_slot<M>& slot, std::uint8_t* buf,
+                                               std::uint32_t l3_at, std::uint32_t bytes,
+                                               std::uint32_t last, int k, int stripes) {
+  slot.read(m, buf, l3_at + static_cast<std::uint32_t>(k) * bytes, k + 1 < stripes ? bytes : last);
 }
 
 /// The L3 weight stripes of a layer whose loop nest runs across them (weight_stripes), read
@@ -160,12 +177,12 @@ template <hal::l3_memory M>
 template <hal::l3_memory M>
 struct stripe_feed {
   M* l3;
-  l3_slot<M>* win;
+  l3_read_slot<M>* win;
   std::uint8_t* l2;
-  std::int64_t half;
-  std::int64_t l3_at;
-  std::int64_t bytes;
-  std::int64_t last;
+  std::ptrdiff_t half;
+  std::uint32_t l3_at;  ///< (L3 addresses are 32-bit: hal::l3_memory)
+  std::uint32_t bytes;
+  std::uint32_t last;
   int stripes;
   /// Stripe k >= 1, entered by the loop nest: waits for it and starts stripe k + 1 into the
   /// other buffer, stripe k - 1's, whose loads to L1 are all done.
@@ -209,7 +226,7 @@ struct layer_context {
 /// layer's whole weights from one layer to the next.
 template <hal::l3_memory M, class Tiles>
 [[gnu::always_inline]] inline void run_layer(M& l3, const layer_context& c, std::uint8_t* l2,
-                                             detail::l3_slot<M>& prefetch, Tiles&& tiles) {
+                                             detail::l3_read_slot<M>& prefetch, Tiles&& tiles) {
   const layer& L = *c.l;
   const layer_plan& P = *c.p;
   const layer_l2& S = *c.s;
@@ -230,14 +247,15 @@ template <hal::l3_memory M, class Tiles>
   const bool w_whole = !d.w || d.w_stripe_c >= L.out.c;
   prefetch.wait(l3);
   if (d.w && w_whole && !c.weights_prefetched && S.w.offset >= 0) {
-    detail::l3_slot<M> now;
-    now.read(l3, l2 + S.w.offset, S.l3_w, w_bytes);
+    detail::l3_read_slot<M> now;
+    now.read(l3, l2 + S.w.offset, static_cast<std::uint32_t>(S.l3_w),
+             static_cast<std::uint32_t>(w_bytes));
     now.wait(l3);
   }
   // Start the next layer's prefetch now: it overlaps this whole layer.
   if (c.prefetch_next) {
-    prefetch.read(l3, l2 + c.next_s->w.offset, c.next_s->l3_w,
-                  first_weight_block(*c.next, *c.next_p));
+    prefetch.read(l3, l2 + c.next_s->w.offset, static_cast<std::uint32_t>(c.next_s->l3_w),
+                  static_cast<std::uint32_t>(first_weight_block(*c.next, *c.next_p)));
   }
 
   // Row bands (one when the output and input stay whole in L2) and channel stripes.
@@ -261,7 +279,8 @@ template <hal::l3_memory M, class Tiles>
     if (L.kind == op::linear) return axis_tile{0, 1, 0, L.in.h, 0, 0};
     return tile_axis(L.in.h, L.out.h, L.window().h, L.stride.h, L.pad.t, band_h, b);
   };
-  detail::l3_slot<M> xin[2], win[2], yout[2];
+  detail::l3_slot<M> xin[2], yout[2];
+  detail::l3_read_slot<M> win[2];
   const auto load_band = [&](int b, int half) {
     const axis_tile r = band_rows(b);
     std::uint8_t* dst = l2 + S.x.offset + half * x_half;
@@ -278,10 +297,12 @@ template <hal::l3_memory M, class Tiles>
   const bool stream_w = d.w && !w_whole;
   // A stripe is one block of the layer's constant data in L3 (weight_block_channels: merged
   // channel tiles, or the stripe itself): one transfer.
-  const std::int64_t stripe_bytes = std::int64_t{stripe_c} * dpc;
-  const std::int64_t last_bytes = std::int64_t{L.out.c - (stripes - 1) * stripe_c} * dpc;
+  // (L3 addresses are 32-bit: hal::l3_memory.)
+  const auto l3_w = static_cast<std::uint32_t>(S.l3_w);
+  const auto stripe_bytes = static_cast<std::uint32_t>(stripe_c * dpc);
+  const auto last_bytes = static_cast<std::uint32_t>((L.out.c - (stripes - 1) * stripe_c) * dpc);
   const auto load_stripe = [&](int st, int half) {
-    detail::read_stripe(l3, win[half], l2 + S.w.offset + half * w_half, S.l3_w, stripe_bytes,
+    detail::read_stripe(l3, win[half], l2 + S.w.offset + half * w_half, l3_w, stripe_bytes,
                         last_bytes, st, stripes);
   };
   int xh = 0, wh = 0, yh = 0;
@@ -333,8 +354,9 @@ template <hal::l3_memory M, class Tiles>
       v.w_n = span ? stripe_c : stream_w ? v.c_end - v.c_begin : L.out.c;
     }
     if (span) {
-      detail::stripe_feed<M> feed{&l3,    win,          l2 + S.w.offset, w_half,
-                                  S.l3_w, stripe_bytes, last_bytes,      stripes};
+      detail::stripe_feed<M> feed{
+          &l3,  win,          l2 + S.w.offset, static_cast<std::ptrdiff_t>(w_half),
+          l3_w, stripe_bytes, last_bytes,      stripes};
       const weight_stripes spanned{stripe_c, static_cast<std::ptrdiff_t>(w_half),
                                    &detail::stripe_feed<M>::enter, &feed};
       v.stripes = &spanned;
@@ -382,7 +404,7 @@ template <class Env, hal::l3_memory M, class Hook, class Tiles>
 [[gnu::always_inline]] inline void run_step(std::size_t i, Env& env, M& l3, const plan_view& v,
                                             std::span<const kernels::requant_plan> quant,
                                             std::uint8_t* l1, std::uint8_t* l2,
-                                            detail::l3_slot<M>& prefetch, Hook& hook,
+                                            detail::l3_read_slot<M>& prefetch, Hook& hook,
                                             Tiles& tiles) {
   constexpr bool hooked = !std::is_same_v<std::remove_cvref_t<Hook>, no_hook>;
   const std::size_t n = v.layers.size();
@@ -390,8 +412,9 @@ template <class Env, hal::l3_memory M, class Hook, class Tiles>
   const layer_l2& s = v.l2[i];
   if (l.kind == op::input) {
     if (prefetches(v, i))
-      prefetch.read(l3, l2 + v.l2[i + 1].w.offset, v.l2[i + 1].l3_w,
-                    first_weight_block(v.layers[i + 1], v.plans[i + 1]));
+      prefetch.read(
+          l3, l2 + v.l2[i + 1].w.offset, static_cast<std::uint32_t>(v.l2[i + 1].l3_w),
+          static_cast<std::uint32_t>(first_weight_block(v.layers[i + 1], v.plans[i + 1])));
     if constexpr (hooked) {
       if (s.l3_y >= 0)
         hook(layer_output{static_cast<int>(i), nullptr, s.l3_y, l.output_bytes()});
@@ -433,7 +456,7 @@ template <class Env, hal::l3_memory M, class Hook, class Tiles>
 template <class Env, hal::l3_memory M, class Hook = no_hook, class Tiles = dynamic_tiles>
 void run_network(Env& env, M& l3, const plan_view& v, std::span<const kernels::requant_plan> quant,
                  std::uint8_t* l1, std::uint8_t* l2, Hook&& hook = {}, Tiles&& tiles = {}) {
-  detail::l3_slot<M> prefetch;
+  detail::l3_read_slot<M> prefetch;
   for (std::size_t i = 0; i < v.layers.size(); ++i)
     run_step(i, env, l3, v, quant, l1, l2, prefetch, hook, tiles);
   prefetch.wait(l3);
@@ -627,7 +650,7 @@ struct executor {
   static void run_static(Env& env, M& l3, std::span<const kernels::requant_plan> q,
                          std::uint8_t* l1, std::uint8_t* l2, Hook&& hook = {}) {
     static constexpr schedule::plan_view v = schedule::view_of(Net::layers, plan);
-    schedule::detail::l3_slot<M> prefetch;
+    schedule::detail::l3_read_slot<M> prefetch;
     static_tiles tiles;
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       (schedule::run_step(I, env, l3, v, q, l1, l2, prefetch, hook, tiles), ...);
