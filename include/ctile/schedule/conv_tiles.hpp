@@ -575,25 +575,12 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
                                            T::in_pixel * xe, T::in_row * xe);
     }
   };
-  // The channels of channel tile `ic`: the plan's tile, or the layer's last channels (a
-  // comparison with the last tile's index, else the difference).
-  constexpr int last_cn = L.out.c - (P.n_c - 1) * P.tile_c;
-  const auto channels_of = [](int ic) CTILE_INLINE {
-    if constexpr (last_cn == P.tile_c) {
-      return P.tile_c;
-    } else if constexpr (last_cn > 0 && last_cn < P.tile_c) {
-      return ic == P.n_c - 1 ? last_cn : P.tile_c;
-    } else {
-      const int c0 = ic * P.tile_c;
-      return L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
-    }
-  };
   // Across L3 weight stripes (one call may span them: spans_stripes), the walk through them.
   constexpr bool spans = spans_stripes(L, P);
   [[maybe_unused]] std::conditional_t<spans, channel_blocks, char> blocks{spans_init<spans>(v, L)};
   const auto load_w = [&](int ic, int b) CTILE_INLINE {
     const int c0 = ic * P.tile_c;
-    const int cn = channels_of(ic);
+    const int cn = channels_of<L, P>(ic);
     channel_block blk{v.w, w_c0, w_n};
     if constexpr (spans) blk = blocks.at(c0);
     const channel_data d = channel_data_at(wpc, dpc, merged, blk.n, c0 - blk.c_first, cn);
@@ -689,7 +676,7 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
       if (w_dual && ic + 1 < ic1) load_w(ic + 1, 1 - b);
     }
     const int c0 = ic * P.tile_c;
-    a.c_out = channels_of(ic);
+    a.c_out = channels_of<L, P>(ic);
     if constexpr (L.has_weights()) point_weights<L, P>(a, l1, b, a.c_out);
     c_off = P.out_chw ? c0 * T::out_plane : c0 * T::eb;
     c_bytes = a.c_out * T::eb;
@@ -906,10 +893,6 @@ template <layer L, layer_plan P, class Env>
   if (total <= 0) return;
   const auto u = [](int n) { return static_cast<std::uint32_t>(n); };
   const auto k_bytes = [](int ik) CTILE_INLINE { return ik == nk - 1 ? K - ik * tk : tk; };
-  const auto channels = [](int ic) CTILE_INLINE {
-    const int c0 = ic * P.tile_c;
-    return L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
-  };
 
   std::conditional_t<one.x, one_slot<E>, dma_slot<E>> xs[2];
   std::conditional_t<one.y, one_slot<E>, dma_slot<E>> ys[2];
@@ -933,7 +916,7 @@ template <layer L, layer_plan P, class Env>
       copy_box(dma, xs[b], dma_dir::l2_to_l1, l1 + pick(P.l1.x, b), src, 1, 1, n, n, n);
   };
   const auto load_w = [&](int ic, int ik, int b) CTILE_INLINE {
-    const int cn = channels(ic), kn = k_bytes(ik);
+    const int cn = channels_of<L, P>(ic), kn = k_bytes(ik);
     channel_block blk{v.w, v.w_c0, v.w_n};
     if constexpr (spans) blk = blocks.at(ic * P.tile_c);
     const channel_data d = channel_data_at(K, dpc, merged, blk.n, ic * P.tile_c - blk.c_first, cn);
@@ -1015,7 +998,7 @@ template <layer L, layer_plan P, class Env>
   load_w(ic, 0, 0);
   // A whole input is waited for once: every tile reads it.
   if constexpr (x_whole) xs[0].wait(dma);
-  int cn = channels(ic);
+  int cn = channels_of<L, P>(ic);
   if constexpr (steady) {
     parity_args(a0, 0, cn);
     parity_args(a1, 1, cn);

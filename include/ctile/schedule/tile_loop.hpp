@@ -467,6 +467,22 @@ template <class Pair>
   return o[0] + (-b & (o[1] - o[0]));
 }
 
+/// The output channels of channel tile `ic` of layer L planned as P: the plan's tile, or the
+/// layer's last channels (a comparison with the last tile's index where the plan's tiles cover
+/// the layer, else the difference).
+template <layer L, layer_plan P>
+[[gnu::always_inline]] constexpr int channels_of(int ic) {
+  constexpr int last = L.out.c - (P.n_c - 1) * P.tile_c;
+  if constexpr (last == P.tile_c) {
+    return P.tile_c;
+  } else if constexpr (last > 0 && last < P.tile_c) {
+    return ic == P.n_c - 1 ? last : P.tile_c;
+  } else {
+    const int c0 = ic * P.tile_c;
+    return L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c;
+  }
+}
+
 /// point_weights for a layer and plan known at compile time.
 template <layer L, layer_plan P>
 [[gnu::always_inline]] inline void point_weights(kernels::tile_args& a, std::uint8_t* l1, int b,
