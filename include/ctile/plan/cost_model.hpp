@@ -174,10 +174,10 @@ struct loop_cost {
 // Measured on the _rolled and _unrolled variants of CIFAR-10, MobileNet-v1 1.0-128 and the
 // residual network (bench/runtime/code_cost.sh). Fields: code_bytes, tile_path_bytes,
 // layer_l2_reads, tile_l2_reads, layer_cycles, tile_cycles.
-inline constexpr loop_cost loop_cost_conv{1848, 353, 1, 0, 376, 103};
-inline constexpr loop_cost loop_cost_depthwise{2416, 580, 1, 0, 320, 222};
-inline constexpr loop_cost loop_cost_linear{1488, 636, 1, 0, 338, 130};
-inline constexpr loop_cost loop_cost_pool{1360, 29, 1, 0, 0, 259};
+inline constexpr loop_cost loop_cost_conv{1848, 341, 1, 0, 373, 103};
+inline constexpr loop_cost loop_cost_depthwise{2416, 579, 1, 0, 320, 222};
+inline constexpr loop_cost loop_cost_linear{1392, 619, 1, 0, 313, 132};
+inline constexpr loop_cost loop_cost_pool{1360, 48, 1, 0, 0, 258};
 
 /// The measured terms of a layer kind's loop nest (an add runs the pools' loop).
 constexpr const loop_cost& loop_cost_of(op k) {
@@ -261,7 +261,7 @@ struct unrolled_cost {
   int tile_cycles = 0;
 };
 // Fields: run_bytes, tile_bytes, run_cycles, tile_cycles (bench/runtime/code_cost.sh).
-inline constexpr unrolled_cost loop_cost_unrolled{916, 191, 334, 91};
+inline constexpr unrolled_cost loop_cost_unrolled{916, 191, 330, 91};
 
 /// The platform whose code fetch the executor's unroll decision weighs code bytes with: the
 /// loop nests are the same code on every target, written for the cluster (gap8's figures are
