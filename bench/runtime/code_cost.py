@@ -26,7 +26,11 @@ tile counts among them run rolled) against their tile counts gives a per-layer a
 figure of reads and of rest, and the per-tile figure of l0 x 16 (the per-tile path's bytes
 that miss the 512 B private cache: fetched again every tile); code_bytes is the median over
 the layers. A kind with one tile count, or whose per-tile figure comes out negative, takes the
-per-tile figure of all layers pooled. The unrolled nests (the layers the bench reports as
+per-tile figure of all layers pooled. Where a kind's layers take both paths of the nest (the
+bench's "spatial layers" line: cut in more than one row or column tile, else every tile a
+channel tile of its own), the line of rest has a third term, the spatial path's per-tile
+cycles more (spatial_tile_cycles; 0 where the kind has one path, or the fit gives a negative
+figure). The unrolled nests (the layers the bench reports as
 unrolled, of any kind) get their own line of code bytes and of cycles (all but the cold code
 and the fork) against the tile count: `loop_cost_unrolled`. Pass the _rolled and _unrolled
 variants (every nest rolled; every one with few enough tiles unrolled), so that the terms do
@@ -53,10 +57,11 @@ import corev_iss as base  # noqa: E402
 KINDS = {"conv": "conv", "depthwise": "depthwise", "maxpool": "pool", "avgpool": "pool",
          "add": "pool", "linear": "linear"}
 FIELDS = ("code_bytes", "tile_path_bytes", "layer_l2_reads", "tile_l2_reads", "layer_cycles",
-          "tile_cycles")
+          "tile_cycles", "spatial_tile_cycles")
 LAYER = re.compile(r"^(\d+)\s+(\w+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+|-)\s+")
 FORK = re.compile(r"^an empty fork: (\d+) instructions, (\d+) cycles$")
 UNROLLED = re.compile(r"^unrolled layers \w+:((?: \d+)*)$")
+SPATIAL = re.compile(r"^spatial layers \w+:((?: \d+)*)$")
 UNROLLED_FIELDS = ("run_bytes", "tile_bytes", "run_cycles", "tile_cycles")
 REGIONS = ["peripheral=ctile_dma_queue", "tcdm=ctile_l1_arena", "tcdm=ctile_code_probe",
            "tcdm=__bss_end:__stack"]
@@ -103,6 +108,11 @@ def simulate(path, regions):
     if len(unrolled) != 1:
         raise SystemExit(f"{path}: no 'unrolled layers' line")
     unrolled = {int(v) for v in unrolled[0].group(1).split()}
+    spatial = [SPATIAL.match(ln) for ln in out]
+    spatial = [x for x in spatial if x]
+    if len(spatial) != 1:
+        raise SystemExit(f"{path}: no 'spatial layers' line")
+    spatial = {int(v) for v in spatial[0].group(1).split()}
     # Each layer is a start (1) followed by a stop (0); the start-up code's stores of 0 to
     # the probe (its initialisation) open no interval.
     deltas, start = [], None
@@ -116,12 +126,12 @@ def simulate(path, regions):
     deltas = deltas[:len(layers)]
     if not layers or len(deltas) != len(layers) or not fork:
         raise SystemExit(f"{path}: {len(layers)} layer lines, {len(deltas)} probe intervals")
-    return layers, deltas, int(fork[0].group(2)), unrolled
+    return layers, deltas, int(fork[0].group(2)), unrolled, spatial
 
 
 def measure(path):
-    la, da, fork, unrolled = simulate(path, REGIONS + [L2])
-    lb, _, _, _ = simulate(path, REGIONS + [RODATA_L1, L2])
+    la, da, fork, unrolled, spatial = simulate(path, REGIONS + [L2])
+    lb, _, _, _, _ = simulate(path, REGIONS + [RODATA_L1, L2])
     rows = []
     for a, d, b in zip(la, da, lb):
         tiles, cycles = int(a.group(3)), int(a.group(6))
@@ -133,6 +143,7 @@ def measure(path):
             "tiles": tiles, "instr": int(a.group(5)), "cycles": cycles,
             "code_bytes": int(a.group(7)) if a.group(7) != "-" else 0, "l0": l0, "l2": l2,
             "reads": reads, "fork": fork, "unrolled": int(a.group(1)) in unrolled,
+            "spatial": int(a.group(1)) in spatial,
             "rest": cycles - ct.L2_REFILL * l2 - ct.L0_REFILL * l0 - ct.L2_DATA * reads -
             tiles * fork})
     return rows
@@ -147,6 +158,29 @@ def fit(xs, ys):
         return None
     b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
     return my - b * mx, b
+
+
+def fit3(xs, zs, ys):
+    """Least squares y = a + b x + c z; None when the columns 1, x, z are dependent."""
+    n = len(xs)
+    cols = [[1.0] * n, [float(x) for x in xs], [float(z) for z in zs]]
+    m = [[sum(u * v for u, v in zip(ci, cj)) for cj in cols] for ci in cols]
+    r = [sum(u * y for u, y in zip(ci, ys)) for ci in cols]
+
+    def det(a):
+        return (a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
+                a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+                a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]))
+    d = det(m)
+    if abs(d) < 1e-9 * max(1.0, abs(m[1][1] * m[2][2])):
+        return None
+    out = []
+    for k in range(3):
+        mk = [row[:] for row in m]
+        for i in range(3):
+            mk[i][k] = r[i]
+        out.append(det(mk) / d)
+    return tuple(out)
 
 
 def constants(rows):
@@ -171,6 +205,13 @@ def constants(rows):
                 b = pooled[q][1]
                 f = (sum(ys) / len(ys) - b * sum(tiles) / len(tiles), b)
             a, b = f
+            if q == "rest":
+                # The spatial path's own per-tile cycles, where the kind's layers take both
+                # paths (else 0: the channel path's line serves both).
+                f3 = fit3(tiles, [r["tiles"] if r["spatial"] else 0 for r in rs], ys)
+                c["spatial_tile_cycles"] = 0.0
+                if f3 is not None and f3[1] >= 0 and f3[2] >= 0:
+                    a, b, c["spatial_tile_cycles"] = f3
             if q == "l0":
                 c[tile_name] = b * ct.LINE
             else:
@@ -195,12 +236,13 @@ def modeled_unrolled(u, tiles):
         (u["run_bytes"] + tiles * u["tile_bytes"]) // ct.LINE * ct.L2_REFILL
 
 
-def modeled(c, tiles):
+def modeled(c, tiles, spatial=False):
     """What the header's terms give for a cold layer of `tiles` tiles with empty kernels and
-    the tables in L2, without the fork (cost::loop_overhead's formula)."""
+    the tables in L2, without the fork (cost::loop_overhead's formula; `spatial`: more than one
+    row or column tile)."""
     line_fetch = c["code_bytes"] // ct.LINE * ct.L2_REFILL
     per_tile = c["tile_cycles"] + c["tile_path_bytes"] // ct.LINE * ct.L0_REFILL + \
-        c["tile_l2_reads"] * ct.L2_DATA
+        c["tile_l2_reads"] * ct.L2_DATA + (c["spatial_tile_cycles"] if spatial else 0)
     return c["layer_cycles"] + line_fetch + c["layer_l2_reads"] * ct.L2_DATA + tiles * per_tile
 
 
@@ -300,14 +342,14 @@ def main():
     if show_layers:
         use = header_constants(check) if check else table
         print("net layer kind tiles instr cycles cycles-fork modeled error code_bytes l0 l2 "
-              "reads rest (u: unrolled)")
+              "reads rest (u: unrolled, s: spatial)")
         for r in rows:
             sim = r["cycles"] - r["tiles"] * r["fork"]
             if r["unrolled"] and "unrolled" in use:
                 mod = modeled_unrolled(use["unrolled"], r["tiles"])
             else:
-                mod = modeled(use[KINDS[r["kind"]]], r["tiles"])
-            kind = r["kind"] + ("(u)" if r["unrolled"] else "")
+                mod = modeled(use[KINDS[r["kind"]]], r["tiles"], r["spatial"])
+            kind = r["kind"] + ("(u)" if r["unrolled"] else "(s)" if r["spatial"] else "")
             print(f"{r['net']} {r['layer']} {kind} {r['tiles']} {r['instr']} {r['cycles']} "
                   f"{sim} {mod} {100.0 * (mod - sim) / sim:+.1f}% {r['code_bytes']} {r['l0']} "
                   f"{r['l2']} {r['reads']:.0f} {r['rest']:.0f}")

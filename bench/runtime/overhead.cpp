@@ -310,6 +310,19 @@ void print_unrolled(const char* name, std::index_sequence<I...>) {
   std::printf("\n");
 }
 
+/// Prints the layers whose plan cuts them in more than one row or column tile (their loop
+/// nests take the spatial path), for bench/runtime/code_cost.py, which fits the spatial path's
+/// per-tile term (cost::loop_cost::spatial_tile_cycles) apart.
+template <class Net>
+void print_spatial(const char* name) {
+  std::printf("spatial layers %s:", name);
+  for (std::size_t k = 1; k < Net::size; ++k) {
+    const layer_plan& lp = plan_of<Net, P>.layers[k];
+    if (lp.n_h * lp.n_w > 1) std::printf(" %zu", k);
+  }
+  std::printf("\n");
+}
+
 /// Runs the loop nest of every layer of Net and prints one line per layer (tiles, DMA commands,
 /// instructions, cycles, then from the probe: code bytes touched = distinct 16-byte lines x 16,
 /// distinct instruction bytes executed, bytes of the functions they lie in; the modeled compute
@@ -425,6 +438,7 @@ void run_network(const char* name, counters empty_fork) {
               percent(total.instr - stand_in.instr, total_compute),
               percent(total.cycles - stand_in.cycles, total_compute));
   print_unrolled<Net>(name, std::make_index_sequence<Net::size>{});
+  print_spatial<Net>(name);
 }
 
 /// The same network run the way the cluster firmware runs it (examples/firmware/cluster):

@@ -31,7 +31,9 @@ void check_split(const platform& p) {
     EXPECT_GT(t.compute, 0) << "layer " << i;
     EXPECT_GE(t.dma_stall, 0) << "layer " << i;
     EXPECT_GE(t.l3_stall, 0) << "layer " << i;
-    EXPECT_EQ(t.overhead, lp.tiles() * cost::loop_tile_cycles(p, Net::layers[i].kind))
+    EXPECT_EQ(t.overhead,
+              lp.tiles() * cost::loop_tile_cycles(p, Net::layers[i].kind, cost::kernel_code_bytes,
+                                                  lp.n_h * lp.n_w > 1))
         << "layer " << i;
     EXPECT_EQ(t.total(), lp.cycles) << "layer " << i;
     // A single-tile plan's compute is the slowest core on the whole layer.
@@ -122,15 +124,43 @@ TEST(CostModel, LoopTermsOnHandComputedCases) {
   EXPECT_EQ(cost::loop_tile_cycles(in_l1, reads, 0), cost::fork_barrier);
   EXPECT_EQ(cost::loop_layer_cycles(in_l1, reads), 0);
   // The host fetches and reads at no extra cost: the measured cycles and the fork only.
-  const cost::loop_cost all{1024, 768, 5, 10, 300, 100};
+  const cost::loop_cost all{1024, 768, 5, 10, 300, 100, 40};
   EXPECT_EQ(cost::loop_tile_cycles(host, all, 3584), cost::fork_barrier + 100);
   EXPECT_EQ(cost::loop_layer_cycles(host, all), 300);
-  // The planner charges each tile the kind's term.
+  // A spatial tile (a layer of more than one row or column tile) adds its own cycles.
+  EXPECT_EQ(cost::loop_tile_cycles(host, all, 3584, true), cost::fork_barrier + 140);
+  EXPECT_EQ(cost::loop_tile_cycles(gap8, nest, 0, true), cost::fork_barrier + 48 * 2);
+  // The planner charges each tile the kind's term, the spatial one no less.
   for (op k : {op::conv, op::depthwise, op::linear, op::maxpool, op::avgpool, op::add}) {
     layer l = examples::cifar10_cnn::layers[1];
     l.kind = k;
-    EXPECT_EQ(make_problem(l, gap8).tile_overhead, cost::loop_tile_cycles(gap8, k));
+    const tiling_problem P = make_problem(l, gap8);
+    EXPECT_EQ(P.tile_overhead, cost::loop_tile_cycles(gap8, k));
+    EXPECT_EQ(P.tile_overhead_spatial,
+              cost::loop_tile_cycles(gap8, k, cost::kernel_code_bytes, true));
+    EXPECT_GE(P.tile_overhead_spatial, P.tile_overhead);
   }
+}
+
+// A tiling's modeled cycles take the spatial per-tile term for each tile of a layer cut in more
+// than one row or column tile, the channel term for one whose tiles are channel tiles only:
+// raising either moves only the tilings it belongs to, by its tile count.
+TEST(CostModel, SpatialTilesChargedTheirOwnTerm) {
+  const layer l = examples::cifar10_cnn::layers[1];  // 32 x 32 x 32 outputs
+  const tiling_problem P = make_problem(l, gap8);
+  tiling_problem S = P, C = P;
+  S.tile_overhead_spatial += 1000;
+  C.tile_overhead += 1000;
+  const core_split s = cost::default_split(P);
+  const int c = P.C / 2;
+  // 4 row tiles x 2 channel tiles, 2 column tiles x 2 channel tiles, 2 channel tiles only.
+  EXPECT_EQ(cost::layer_cycles(S, c, P.H / 4, P.W, s),
+            cost::layer_cycles(P, c, P.H / 4, P.W, s) + 8000);
+  EXPECT_EQ(cost::layer_cycles(C, c, P.H / 4, P.W, s), cost::layer_cycles(P, c, P.H / 4, P.W, s));
+  EXPECT_EQ(cost::layer_cycles(S, c, P.H, P.W / 2, s),
+            cost::layer_cycles(P, c, P.H, P.W / 2, s) + 4000);
+  EXPECT_EQ(cost::layer_cycles(S, c, P.H, P.W, s), cost::layer_cycles(P, c, P.H, P.W, s));
+  EXPECT_EQ(cost::layer_cycles(C, c, P.H, P.W, s), cost::layer_cycles(P, c, P.H, P.W, s) + 2000);
 }
 
 }  // namespace

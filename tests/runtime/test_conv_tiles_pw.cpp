@@ -71,6 +71,17 @@ TEST(ConvTiles, MobileNetClassifier) {
                 "The classifier's tiles stream: two K tiles of one command each, the input "
                 "whole, outputs by buffers of several channel tiles.");
   check<cls, p>({{{0, 1, 0, 1000}}, {{0, 1, 0, 384}, {0, 1, 384, 768}, {0, 1, 768, 1000}}}, 8, 33);
+  // GAP-8's budget: three K tiles of 64 channels, the input by slices alternating between two
+  // buffers; steady with its K tile set per tile (a channel tile's first K tile has either
+  // parity), and each stripe starts on parity 0 whatever its first channel tile.
+  constexpr layer_plan three = plan_linear(cls::layers[1], 64, 344);
+  static_assert(three.n_k == 3 && three.last_k == 336 && three.x_copies == 2 &&
+                    three.x_bytes == 344 && schedule::tile_data_merged(cls::layers[1], three),
+                "Three K tiles of a 1,024-byte reduction: 344-byte slices, twice.");
+  check<cls, three>({{{0, 1, 0, 1000}}, {{0, 1, 0, 320}, {0, 1, 320, 640}, {0, 1, 640, 1000}}}, 8,
+                    36);
+  check<cls, three>({{{0, 1, 0, 1000}}, {{0, 1, 0, 448}, {0, 1, 448, 1000}}}, 3, 37);
+  check<cls, single_buffered(three)>({{{0, 1, 0, 1000}}}, 8, 38);
 }
 
 // Linear layers whose output buffers hold a group of channel tiles: as many as the L1 budget

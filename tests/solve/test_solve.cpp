@@ -197,6 +197,11 @@ TEST(SolveErrors, MalformedInputIsRejected) {
   std::string zero = good;
   zero.replace(zero.find("\"W\": 32"), 7, "\"W\": 0 ");
   EXPECT_THROW((void)read_problems(zero), problem_error);
+  // A spatial tile's term below the channel tile's: the search's bounds would not hold.
+  std::string cheap = good;
+  const std::size_t at = cheap.find("\"tile_overhead_spatial\": ") + 25;
+  cheap.replace(at, cheap.find(',', at) - at, "0");
+  EXPECT_THROW((void)read_problems(cheap), problem_error);
 }
 
 // The header names the type, the platform and every layer's tiles and objective.

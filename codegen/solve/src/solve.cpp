@@ -126,6 +126,11 @@ tiling_problem read_tiling(const json& j, const std::string& at) {
   t.tile_overhead = j.at("tile_overhead", at).as_int(at + ".tile_overhead");
   if (t.tile_overhead < 0 || t.tile_overhead > (1 << 24))
     throw problem_error(at + ".tile_overhead: expected 0 to 2^24 cycles");
+  t.tile_overhead_spatial = j.at("tile_overhead_spatial", at).as_int(at + ".tile_overhead_spatial");
+  if (t.tile_overhead_spatial < t.tile_overhead || t.tile_overhead_spatial > (1 << 24))
+    throw problem_error(at +
+                        ".tile_overhead_spatial: expected tile_overhead to 2^24 cycles (a "
+                        "spatial tile costs no less than a channel tile)");
   const auto& terms = j.at("terms", at).as_array(at + ".terms");
   if (terms.size() != 12) throw problem_error(at + ".terms: expected 12 numbers");
   std::int64_t v[12];

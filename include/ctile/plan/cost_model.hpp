@@ -170,14 +170,25 @@ struct loop_cost {
   int tile_l2_reads = 0;    ///< per tile, data accesses to tables in L2
   int layer_cycles = 0;     ///< per layer besides the above
   int tile_cycles = 0;      ///< per tile besides the above and the fork
+  /// per tile more when the layer is cut in more than one row or column tile: the nest's
+  /// spatial path (each tile's geometry, input command and arguments), against the channel
+  /// path of a layer whose every tile is a channel tile of its own
+  int spatial_tile_cycles = 0;
 };
 // Measured on the _rolled and _unrolled variants of CIFAR-10, MobileNet-v1 1.0-128 and the
 // residual network (bench/runtime/code_cost.sh). Fields: code_bytes, tile_path_bytes,
-// layer_l2_reads, tile_l2_reads, layer_cycles, tile_cycles.
-inline constexpr loop_cost loop_cost_conv{1848, 341, 1, 0, 373, 103};
-inline constexpr loop_cost loop_cost_depthwise{2416, 579, 1, 0, 320, 222};
-inline constexpr loop_cost loop_cost_linear{1392, 619, 1, 0, 313, 132};
-inline constexpr loop_cost loop_cost_pool{1360, 48, 1, 0, 0, 258};
+// layer_l2_reads, tile_l2_reads, layer_cycles, tile_cycles, spatial_tile_cycles.
+inline constexpr loop_cost loop_cost_conv{1832, 346, 1, 0, 200, 103, 27};
+inline constexpr loop_cost loop_cost_depthwise{2416, 601, 1, 0, 321, 220, 0};
+inline constexpr loop_cost loop_cost_linear{1384, 453, 1, 0, 337, 107, 0};
+inline constexpr loop_cost loop_cost_pool{1376, 27, 1, 0, 0, 255, 0};
+
+static_assert(loop_cost_conv.spatial_tile_cycles >= 0 &&
+                  loop_cost_depthwise.spatial_tile_cycles >= 0 &&
+                  loop_cost_linear.spatial_tile_cycles >= 0 &&
+                  loop_cost_pool.spatial_tile_cycles >= 0,
+              "A spatial tile costs no less than a channel tile: the search's bounds take the "
+              "channel tile's cost.");
 
 /// The measured terms of a layer kind's loop nest (an add runs the pools' loop).
 constexpr const loop_cost& loop_cost_of(op k) {
@@ -202,10 +213,12 @@ inline constexpr int fork_barrier = 160;
 inline constexpr int kernel_code_bytes = 2048;
 
 /// Core 0's cycles per tile outside the kernel on platform `p` for a loop nest with terms `c`,
-/// when the tile's kernel runs `kernel_code` bytes of code.
+/// when the tile's kernel runs `kernel_code` bytes of code; `spatial`: the layer is cut in
+/// more than one row or column tile (loop_cost::spatial_tile_cycles).
 constexpr std::int64_t loop_tile_cycles(const platform& p, const loop_cost& c,
-                                        int kernel_code = kernel_code_bytes) {
-  std::int64_t t = std::int64_t{c.tile_cycles} + fork_barrier;
+                                        int kernel_code = kernel_code_bytes, bool spatial = false) {
+  std::int64_t t =
+      std::int64_t{c.tile_cycles} + (spatial ? c.spatial_tile_cycles : 0) + fork_barrier;
   if (p.icache_private_bytes > 0 && p.icache_line_bytes > 0) {
     // The path misses L0 (tile_path_bytes counts the bytes beyond it); of those, what the
     // kernel's code pushes out of the shared cache comes from L2.
@@ -231,8 +244,8 @@ constexpr std::int64_t loop_layer_cycles(const platform& p, const loop_cost& c, 
 
 /// The same for the measured nest of a layer kind.
 constexpr std::int64_t loop_tile_cycles(const platform& p, op k,
-                                        int kernel_code = kernel_code_bytes) {
-  return loop_tile_cycles(p, loop_cost_of(k), kernel_code);
+                                        int kernel_code = kernel_code_bytes, bool spatial = false) {
+  return loop_tile_cycles(p, loop_cost_of(k), kernel_code, spatial);
 }
 constexpr std::int64_t loop_layer_cycles(const platform& p, op k, bool warm = false) {
   return loop_layer_cycles(p, loop_cost_of(k), warm);
@@ -245,10 +258,11 @@ constexpr bool loop_stays_cached(const platform& p, const loop_cost& c,
   return c.code_bytes + kernel_code <= p.icache_shared_bytes;
 }
 
-/// Core 0's cycles outside the kernels on a layer of kind `k` cut into `tiles` tiles.
+/// Core 0's cycles outside the kernels on a layer of kind `k` cut into `tiles` tiles
+/// (`spatial`: more than one row or column tile).
 constexpr std::int64_t loop_overhead(const platform& p, op k, std::int64_t tiles, bool warm = false,
-                                     int kernel_code = kernel_code_bytes) {
-  return loop_layer_cycles(p, k, warm) + tiles * loop_tile_cycles(p, k, kernel_code);
+                                     int kernel_code = kernel_code_bytes, bool spatial = false) {
+  return loop_layer_cycles(p, k, warm) + tiles * loop_tile_cycles(p, k, kernel_code, spatial);
 }
 
 /// The unrolled loop nest (the executor unrolls a layer that runs whole in few tiles: every
@@ -261,7 +275,7 @@ struct unrolled_cost {
   int tile_cycles = 0;
 };
 // Fields: run_bytes, tile_bytes, run_cycles, tile_cycles (bench/runtime/code_cost.sh).
-inline constexpr unrolled_cost loop_cost_unrolled{916, 191, 330, 91};
+inline constexpr unrolled_cost loop_cost_unrolled{910, 189, 336, 90};
 
 /// The platform whose code fetch the executor's unroll decision weighs code bytes with: the
 /// loop nests are the same code on every target, written for the cluster (gap8's figures are
@@ -272,12 +286,12 @@ inline constexpr platform unroll_target = gap8;
 /// platform `p` (negative: unrolling costs more): the rolled nest's loop_overhead against the
 /// unrolled code, all of it fetched cold once, both without the fork (the same for either).
 constexpr std::int64_t unroll_saving(const platform& p, op k, std::int64_t tiles,
-                                     int kernel_code = kernel_code_bytes) {
+                                     int kernel_code = kernel_code_bytes, bool spatial = false) {
   const unrolled_cost& u = loop_cost_unrolled;
   std::int64_t unrolled = u.run_cycles + tiles * u.tile_cycles;
   if (p.icache_line_bytes > 0)
     unrolled += (u.run_bytes + tiles * u.tile_bytes) / p.icache_line_bytes * p.icache_l2_refill;
-  return loop_overhead(p, k, tiles, false, kernel_code) - tiles * fork_barrier - unrolled;
+  return loop_overhead(p, k, tiles, false, kernel_code, spatial) - tiles * fork_barrier - unrolled;
 }
 
 /// A core's cycles on an r x w x c block, as coefficients of the block's extents:
@@ -680,7 +694,7 @@ constexpr std::int64_t stripe_rows(const tiling_problem& P, std::int64_t rows) {
 /// A lower bound split in parts: compute (without the per-tile kernel call), traffic that the
 /// loop overlaps with compute, and the prologue and epilogue it does not. A tiling with `tiles`
 /// tiles costs at least max(compute + tiles * kernel_call, overlapped) + exposed +
-/// tiles * per_tile (the problem's tile_overhead).
+/// tiles * per_tile (the problem's tile_overhead, the lesser of its two per-tile costs).
 struct bound_parts {
   std::int64_t compute = 0;
   std::int64_t overlapped = 0;
@@ -800,7 +814,8 @@ constexpr std::int64_t channel_lower_bound(const tiling_problem& P, const split_
 /// to `out[i]`). The loop nest is channel tiles, then rows, then columns; with double
 /// buffering a tile costs max(compute, DMA of the next input + previous output), and the last
 /// spatial tile of a channel tile also brings the next channel tile's weights. Prologue: first
-/// weights and input; epilogue: last output. Every tile adds `P.tile_overhead`.
+/// weights and input; epilogue: last output. Every tile adds `P.tile_overhead`, or
+/// `P.tile_overhead_spatial` when the layer has more than one row or column tile.
 constexpr void layer_cycles_at(const tiling_problem& P, const channel_context& cx,
                                const row_context& rx, int tw, std::int64_t* out) {
   using plan_detail::ceil_div;
@@ -812,7 +827,8 @@ constexpr void layer_cycles_at(const tiling_problem& P, const channel_context& c
   const std::int64_t tiles = std::int64_t{nh} * nw * nc;
   const std::int64_t fixed = (nc > 1 ? cx.wd_inner : cx.wd_last) +
                              input_dma(P, nh > 1 ? th : lh, nw > 1 ? tw : lw, nc > 1 ? tc : lc) +
-                             output_dma(P, lh, lw, lc) + tiles * P.tile_overhead;
+                             output_dma(P, lh, lw, lc) +
+                             tiles * (nh * nw > 1 ? P.tile_overhead_spatial : P.tile_overhead);
   const int n = cx.splits.n;
   int wcols[8][2] = {};
   for (int i = 0; i < n; ++i) {
@@ -962,6 +978,7 @@ constexpr tiling_problem make_problem(const layer& l, const platform& p) {
   tiling_problem t = make_problem_geometry(l, p);
   t.terms = cost::terms_for(t);
   t.tile_overhead = cost::loop_tile_cycles(p, t.kind);
+  t.tile_overhead_spatial = cost::loop_tile_cycles(p, t.kind, cost::kernel_code_bytes, true);
   return t;
 }
 

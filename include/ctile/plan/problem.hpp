@@ -100,8 +100,11 @@ struct tiling_problem {
   kernel_terms terms{};  ///< the cost model's kernel terms
   int conv_scratch = 0;  ///< kernel_scratch_bytes of a standard conv (tile-independent)
   /// Core 0's cycles per tile outside the kernel: code fetch, table reads, loop and fork (the
-  /// cost model's cost::loop_tile_cycles for the platform and kind).
+  /// cost model's cost::loop_tile_cycles for the platform and kind), for a layer whose every
+  /// tile is a channel tile of its own; `tile_overhead_spatial` for one cut in more than one
+  /// row or column tile (never less: the search's bounds take tile_overhead).
   std::int64_t tile_overhead = 0;
+  std::int64_t tile_overhead_spatial = 0;
 };
 
 /// The problem's geometry and budgets (the cost model adds its kernel terms: make_problem).

@@ -392,7 +392,9 @@ constexpr bool unrolled() {
   return CTILE_UNROLL != 0 && tiles <= unroll_tiles_max;
 #else
   return tiles <= unroll_tiles_max &&
-         unroll_share * cost::unroll_saving(cost::unroll_target, L.kind, tiles) > P.l1_cycles;
+         unroll_share * cost::unroll_saving(cost::unroll_target, L.kind, tiles,
+                                            cost::kernel_code_bytes, P.n_h * P.n_w > 1) >
+             P.l1_cycles;
 #endif
 }
 
@@ -855,13 +857,16 @@ constexpr bool specialised() {
 /// its own; one that may take more goes through copy_box into a ring of handles, as in
 /// run_linear_tiles.
 ///
-/// When the input is whole in L1, the weights are double-buffered and a channel tile has one
-/// or two K tiles, the loop is steady: a tile's parity decides all its kernel arguments but
-/// its output and the short last channel tile's channel count. Each parity then has its own
-/// arguments, set before the loop, and a tile sets only what is its own. When the tiles' data
-/// is merged too, it is one stream in L2, each command starting where the previous ended. The
-/// MobileNet-v1 classifier (1 MB of weights through L1 in 64 tiles) runs such a loop: per tile
-/// one command, one wait and the fork, and its outputs leave by buffers of nine channel tiles.
+/// When the weights are double-buffered and the input is whole in L1 or its K slices
+/// alternate between two buffers, the loop is steady: a tile's parity decides its weight and
+/// input buffers, hence all its kernel arguments but its K tile's (where a channel tile has
+/// more than two K tiles, so that the K tile is not the parity), its output and the short
+/// last channel tile's channel count. Each parity then has its own arguments, set before the
+/// loop, and a tile sets only what is its own. When the tiles' data is merged too, it is one
+/// stream in L2, each command starting where the previous ended. The MobileNet-v1 classifier
+/// runs such a loop: in DORY's L1 budget two K tiles of the whole input (1 MB of weights in
+/// 64 tiles, per tile one command, one wait and the fork, the outputs by buffers of nine
+/// channel tiles); in GAP-8's, three K tiles of 64 channels, each with its input slice.
 template <layer L, layer_plan P, class Env>
 [[gnu::noinline]] void linear_loop(Env& env, const kernels::requant_plan& q, const l2_operands& v,
                                    std::uint8_t* l1) {
@@ -883,7 +888,10 @@ template <layer L, layer_plan P, class Env>
   constexpr bool x_whole = P.x_copies == 1, y_whole = P.y_copies == 1;
   // The input slice changes every tile when the reduction is cut (else one slice serves all).
   constexpr bool x_alt = x_dual && nk > 1 && !x_whole;
-  constexpr bool steady = w_dual && x_whole && nk <= 2;
+  constexpr bool steady = w_dual && (x_whole || x_alt);
+  // In a steady loop of more than two K tiles a tile's K tile is not its parity: the tile
+  // sets its K tile's fields itself (parity_args the rest).
+  constexpr bool k_per_tile = steady && nk > 2;
   constexpr linear_commands one = commands_of<L, P>(E::limits);
   constexpr bool spans = spans_stripes(L, P);  // the call may span L3 weight stripes
   [[maybe_unused]] std::conditional_t<spans, channel_blocks, char> blocks{
@@ -977,16 +985,20 @@ template <layer L, layer_plan P, class Env>
   };
   // What a parity fixes in a steady loop: its K tile's input slice, size and place in the
   // reduction, and its weight buffer, laid out for `cn` channels.
-  const auto parity_args = [&](kernels::tile_args& a, int b, int cn) CTILE_INLINE {
-    const int ik = nk == 2 ? b : 0;
-    a.in = l1 + P.l1.x[0] + ik * tk * xe;
+  const auto k_args = [&](kernels::tile_args& a, int ik) CTILE_INLINE {
+    if constexpr (!x_alt) a.in = l1 + P.l1.x[0] + ik * tk * xe;
     a.c_in = k_bytes(ik);
-    a.c_out = cn;
-    point_weights<L, P>(a, l1, b, cn);
     if constexpr (nk > 1) {
       a.k_first = ik == 0;
       a.k_last = ik == nk - 1;
     }
+  };
+  const auto parity_args = [&](kernels::tile_args& a, int b, int cn) CTILE_INLINE {
+    if constexpr (!k_per_tile) k_args(a, nk == 2 ? b : 0);
+    if constexpr (x_alt)
+      a.in = l1 + pick(P.l1.x, b);  // the input slice's buffer is the parity's too
+    a.c_out = cn;
+    point_weights<L, P>(a, l1, b, cn);
   };
   shared(a0);
   if constexpr (steady) shared(a1);
@@ -1052,9 +1064,13 @@ template <layer L, layer_plan P, class Env>
     const bool last = ik == nk - 1;
     const int n_ik = last ? 0 : ik + 1, n_ic = last ? ic + 1 : ic;
     if constexpr (stream) {
+      if constexpr (x_alt) xs[xb].wait(dma);
       dma.wait(wh[wb][0]);
+      if constexpr (x_alt) {
+        if (left > 1) load_x(n_ik, 1 - xb);
+      }
       if (left > 1) {  // prefetch the next tile's data, which follows this one's
-        constexpr int next = nk == 2 ? 1 - B : 0;
+        const int next = nk == 2 ? 1 - B : nk > 2 ? n_ik : 0;
         if constexpr (spans) {
           if (n_ik == 0 && n_ic * P.tile_c >= blocks.end()) w_src = blocks.at(n_ic * P.tile_c).w;
         }
@@ -1079,6 +1095,7 @@ template <layer L, layer_plan P, class Env>
       }
     }
     const int kn = k_bytes(ik);
+    if constexpr (k_per_tile) k_args(a, ik);
     if constexpr (!steady) {
       a.in = l1 + P.l1.x[xb] + (x_whole ? ik * tk * xe : 0);
       a.c_in = kn;

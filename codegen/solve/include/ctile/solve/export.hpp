@@ -71,17 +71,17 @@ inline void problem_json(std::FILE* f, const tiling_problem& t) {
                "\"macs\": %" PRId64
                ", \"dma_bytes_per_kcycle\": %d, \"dma_latency\": %d, \"dma_limit\": %d, "
                "\"dma_line_max\": %d, \"conv_scratch\": %d, \"tile_overhead\": %" PRId64
-               ", \"terms\": [%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64
+               ", \"tile_overhead_spatial\": %" PRId64 ", \"terms\": [%" PRId64 ", %" PRId64
                ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64
-               ", %" PRId64 "]}",
+               ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 "]}",
                static_cast<int>(t.kind), t.H, t.W, t.C, t.Hin, t.Win, t.Cin, t.kernel.h, t.kernel.w,
                t.stride.h, t.stride.w, t.pad.t, t.pad.b, t.pad.l, t.pad.r, t.dilation.h,
                t.dilation.w, t.out_bpe, t.in_bpe, t.weights_per_channel, t.params_per_channel,
                t.inputs, t.channels_follow_input ? 1 : 0, t.linear ? 1 : 0, t.whole_rows ? 1 : 0,
                t.max_tile_h, t.cores, t.l1_budget, t.macs, t.dma_bytes_per_kcycle, t.dma_latency,
-               t.dma_limit, t.dma_line_max, t.conv_scratch, t.tile_overhead, t.terms.p0, t.terms.p4,
-               t.terms.p1, t.terms.s0, t.terms.s4, t.terms.s1, t.terms.u0, t.terms.u4, t.terms.u1,
-               t.terms.q, t.terms.q4, t.terms.t);
+               t.dma_limit, t.dma_line_max, t.conv_scratch, t.tile_overhead,
+               t.tile_overhead_spatial, t.terms.p0, t.terms.p4, t.terms.p1, t.terms.s0, t.terms.s4,
+               t.terms.s1, t.terms.u0, t.terms.u4, t.terms.u1, t.terms.q, t.terms.q4, t.terms.t);
 }
 
 }  // namespace export_detail
