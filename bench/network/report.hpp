@@ -45,7 +45,7 @@ constexpr layer_time time_of(const layer& l, const layer_plan& lp, const platfor
       }
     }
   }
-  t.overhead = lp.tiles() * (lp.n_h * lp.n_w > 1 ? P.tile_overhead_spatial : P.tile_overhead);
+  t.overhead = lp.tiles() * (lp.spatial() ? P.tile_overhead_spatial : P.tile_overhead);
   t.dma_stall = lp.l1_cycles - t.compute - t.overhead;
   t.l3_stall = lp.cycles - lp.l1_cycles;
   return t;

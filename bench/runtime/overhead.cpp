@@ -318,7 +318,7 @@ void print_spatial(const char* name) {
   std::printf("spatial layers %s:", name);
   for (std::size_t k = 1; k < Net::size; ++k) {
     const layer_plan& lp = plan_of<Net, P>.layers[k];
-    if (lp.n_h * lp.n_w > 1) std::printf(" %zu", k);
+    if (lp.spatial()) std::printf(" %zu", k);
   }
   std::printf("\n");
 }

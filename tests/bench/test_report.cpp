@@ -33,7 +33,7 @@ void check_split(const platform& p) {
     EXPECT_GE(t.l3_stall, 0) << "layer " << i;
     EXPECT_EQ(t.overhead,
               lp.tiles() * cost::loop_tile_cycles(p, Net::layers[i].kind, cost::kernel_code_bytes,
-                                                  lp.n_h * lp.n_w > 1))
+                                                  lp.spatial()))
         << "layer " << i;
     EXPECT_EQ(t.total(), lp.cycles) << "layer " << i;
     // A single-tile plan's compute is the slowest core on the whole layer.

@@ -95,6 +95,10 @@ struct layer_plan {
   friend constexpr bool operator==(const layer_plan&, const layer_plan&) = default;
 
   [[nodiscard]] constexpr std::int64_t tiles() const { return std::int64_t{n_h} * n_w * n_c * n_k; }
+  /// More than one row or column tile: the loop nest steps through rows and columns (its
+  /// spatial path, cost::loop_cost::spatial_tile_cycles), where otherwise every tile is a
+  /// channel tile of its own.
+  [[nodiscard]] constexpr bool spatial() const { return n_h * n_w > 1; }
 };
 
 /// DORY's objective (to maximise), times 2 to stay integral: alpha = 0.5 on the L1 bytes of

@@ -393,7 +393,7 @@ constexpr bool unrolled() {
 #else
   return tiles <= unroll_tiles_max &&
          unroll_share * cost::unroll_saving(cost::unroll_target, L.kind, tiles,
-                                            cost::kernel_code_bytes, P.n_h * P.n_w > 1) >
+                                            cost::kernel_code_bytes, P.spatial()) >
              P.l1_cycles;
 #endif
 }
@@ -428,7 +428,7 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
   constexpr int nx = P.n_w;
   // One row and one column tile in the plan: every call has one spatial tile, and each tile
   // differs from the one before in its channel tile only.
-  constexpr bool channel_only = P.n_h == 1 && nx == 1;
+  constexpr bool channel_only = !P.spatial();
   constexpr bool dw = L.kind == op::depthwise;
   constexpr bool marshal = dw && !P.in_chw;  // an HWC depthwise input, marshalled to CHW
   constexpr bool pool = channel_input(L);    // or an add
@@ -1149,7 +1149,7 @@ void run_conv_tiles(Env& env, const kernels::requant_plan& q, const l2_operands&
   if constexpr (Unroll && conv_detail::unrolled<L, P>()) {
     if (conv_detail::whole<L>(v)) {
       constexpr bool per_tile_input =
-          L.kind == op::depthwise || conv_detail::channel_input(L) || P.n_h * P.n_w > 1;
+          L.kind == op::depthwise || conv_detail::channel_input(L) || P.spatial();
       conv_detail::conv_loop<L, P, x_dual && per_tile_input, true>(env, q, v, l1);
       return;
     }
@@ -1157,7 +1157,7 @@ void run_conv_tiles(Env& env, const kernels::requant_plan& q, const l2_operands&
   if constexpr (L.kind == op::depthwise || conv_detail::channel_input(L)) {
     // Every tile reads other channels or pixels: two input buffers alternate.
     conv_detail::conv_loop<L, P, x_dual, false>(env, q, v, l1);
-  } else if constexpr (x_dual && P.n_h * P.n_w > 1) {
+  } else if constexpr (x_dual && P.spatial()) {
     // A stripe of one row tile (and one column tile) has one input for all its tiles.
     if (P.n_w == 1 && tiles_of(v.row_end, P.tile_h) - v.row_begin / P.tile_h == 1) {
       conv_detail::conv_loop<L, P, false, false>(env, q, v, l1);
