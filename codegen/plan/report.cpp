@@ -41,6 +41,8 @@ const char* fault_text(plan_fault f) {
       return "the layers were not shape-inferred";
     case plan_fault::imported:
       return "the imported L3 decisions break a constraint";
+    case plan_fault::replan:
+      return "a re-plan was not made ahead";
   }
   return "?";
 }

@@ -1,6 +1,6 @@
 // Compiled with -fsyntax-only and no limit flags by clang-19 (CTest plan.default_limits.clang):
 // the example networks (the largest of each family), a layer whose search runs to
-// search_work_limit and a network whose activations stream through L3 plan within clang's default
+// search_work_limit and networks whose activations stream through L3 plan within clang's default
 // constant-evaluation limit, 1,048,576 steps a constant (GCC's default, 33,554,432 operations, is
 // met wherever the project builds them). The constants that came nearest the limit are the slices
 // of a layer's search (sliced_plan), the network's lower bounds (lower_bounds) and its L3 and L2
@@ -8,6 +8,7 @@
 #include <ctile/ctile.hpp>
 #include <ctile/plan/plan.hpp>
 #include <ctile/platform/gap8.hpp>
+#include <ctile/platform/pulp_open.hpp>
 
 #include "networks/cifar10_cnn.hpp"
 #include "networks/kws.hpp"
@@ -43,5 +44,11 @@ static_assert(planned<wide_classifier, big_l2>);
 static_assert(planned<striped, gap8_dory>);
 static_assert(plan_of<striped, gap8_dory>.layers[1].max_tile_h > 0 &&
               plan_of<striped, gap8_dory>.layers[5].max_tile_h > 0);
+// MobileNet-v1 1.0-128 on pulp-open beside its cluster image's code: the cascade re-plans 18
+// of its layers with thinner row tiles, 18 searches, each a constant of its own
+// (plan_detail::finish_stage).
+inline constexpr platform pulp_image = pulp_open.with_code_reserve(425984);
+static_assert(planned<examples::mobilenet_v1_100_128, pulp_image>);
+static_assert(plan_of<examples::mobilenet_v1_100_128, pulp_image>.layers[24].max_tile_h > 0);
 
 }  // namespace

@@ -91,6 +91,10 @@ enum class plan_fault : std::uint8_t {
   too_many_layers,  ///< more than max_layers layers
   not_inferred,     ///< layers without resolved sources, or spans of different sizes
   imported,         ///< imported L3 decisions break a constraint (network_summary::violated)
+  /// A layer needs a re-plan with thinner row tiles that was not made ahead (`layer`; `needs`:
+  /// the row-tile cap): the compile-time planner makes it and finishes the network again
+  /// (replan_table). Never the outcome of a finished plan.
+  replan,
 };
 
 /// The most layers a network plan handles.
@@ -578,6 +582,34 @@ constexpr void choose_channel_major(std::span<const layer> ls, std::span<layer_p
   }
 }
 
+/// The problem of layer `l` with row tiles of at most `cap` rows: what the L3 cascade re-plans
+/// a layer with when even one of its L1 row tiles is too big for a row stripe in L2.
+constexpr tiling_problem capped_problem(const layer& l, const platform& p, int cap) {
+  tiling_problem t = make_problem(l, p);
+  t.max_tile_h = cap;
+  return t;
+}
+
+/// Re-plans with thinner row tiles made ahead of the network's finishing (finish_network_with
+/// looks each up by its problem). A compile-time plan makes each in a sliced search of its
+/// own, as the layers' plans are made, so that the constant that finishes the network runs no
+/// search and stays under the compilers' default limits however many layers the cascade
+/// re-plans (plan_detail::finish_stage). Layers of equal shape share an entry.
+struct replan_table {
+  static constexpr int capacity = 32;
+  int n = 0;
+  tiling_problem problem[capacity]{};
+  layer_plan plan[capacity]{};
+  /// The plan made ahead for problem `q`, or nullptr.
+  [[nodiscard]] constexpr const layer_plan* find(const tiling_problem& q) const {
+    for (int i = 0; i < n; ++i)
+      if (problem[i] == q) return &plan[i];
+    return nullptr;
+  }
+  /// Full: a further re-plan is searched where it is needed.
+  [[nodiscard]] constexpr bool full() const { return n >= capacity; }
+};
+
 /// Completes a network's plan from its layers' L1 plans, given where each layer's weights live
 /// (`w_l3[i]`: streamed from L3, else resident in L2 for the whole run): runs the L3 cascade
 /// per layer next to the resident weights, lays the L2 arena out as a bidirectional stack
@@ -586,7 +618,8 @@ constexpr void choose_channel_major(std::span<const layer> ls, std::span<layer_p
 /// consumer) and totals the cycles.
 constexpr network_summary finish_network_with(std::span<const layer> ls, const platform& p,
                                               std::span<layer_plan> plans, std::span<layer_l2> l2,
-                                              std::int64_t slack, std::span<const bool> w_l3) {
+                                              std::int64_t slack, std::span<const bool> w_l3,
+                                              const replan_table* ahead = nullptr) {
   using plan_detail::align4l;
   network_summary s;
   const int n = static_cast<int>(ls.size());
@@ -678,9 +711,19 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
       // Row stripes through L3 hold whole L1 row tiles: when even one is too big, re-plan the
       // layer with thinner row tiles.
       for (int cap = lp.tile_h / 2; d.stage == 0 && cap >= 1 && l.kind != op::linear; cap /= 2) {
-        tiling_problem P = make_problem(l, p);
-        P.max_tile_h = cap;
-        layer_plan np = plan_problem(P, lp.goal);
+        const tiling_problem P = capped_problem(l, p, cap);
+        layer_plan np;
+        if (const layer_plan* made = ahead ? ahead->find(P) : nullptr) {
+          np = *made;
+        } else if (ahead && !ahead->full()) {
+          // Asked of the caller, who makes it and finishes the network again.
+          s.problem = plan_fault::replan;
+          s.layer = i;
+          s.needs = cap;
+          return s;
+        } else {
+          np = plan_problem(P, lp.goal);
+        }
         if (!np.fits) break;
         np.max_tile_h = cap;
         d = l3_cascade(l, np, p, in_l3, streams(i), room, next_w, pre);
@@ -1056,9 +1099,12 @@ constexpr void choose_resident(std::span<const layer> ls, const platform& p, std
 /// planned again; if it still fails, every layer streams, as a network whose weights do not
 /// fit L2 always has. The per-layer cascade budgets each step on its own; when the stack's
 /// layout then peaks above L2 (buffers trapped under longer lived ones), the cascade is rerun
-/// with that much less room, a few times at most.
+/// with that much less room, a few times at most. `ahead`: the re-plans with thinner row tiles
+/// made ahead (replan_table); when given and one it lacks is needed, the summary asks for it
+/// (plan_fault::replan); without it, re-plans are searched where needed.
 constexpr network_summary finish_network(std::span<const layer> ls, const platform& p,
-                                         std::span<layer_plan> plans, std::span<layer_l2> l2) {
+                                         std::span<layer_plan> plans, std::span<layer_l2> l2,
+                                         const replan_table* ahead = nullptr) {
   const int n = static_cast<int>(ls.size());
   if (n > max_layers) {  // finish_network_with reports it; the arrays below hold max_layers
     network_summary s;
@@ -1086,10 +1132,10 @@ constexpr network_summary finish_network(std::span<const layer> ls, const platfo
     plan_detail::choose_resident(ls, p, {w_l3, un}, {why, un}, {why_step, un}, {why_needs, un});
   auto plan = [&] {
     std::int64_t slack = 0;
-    network_summary s = finish_network_with(ls, p, plans, l2, slack, {w_l3, un});
+    network_summary s = finish_network_with(ls, p, plans, l2, slack, {w_l3, un}, ahead);
     for (int attempt = 0; attempt < 4 && s.problem == plan_fault::l2_arena; ++attempt) {
       slack += s.needs - s.budget;
-      s = finish_network_with(ls, p, plans, l2, slack, {w_l3, un});
+      s = finish_network_with(ls, p, plans, l2, slack, {w_l3, un}, ahead);
     }
     return s;
   };
@@ -1317,7 +1363,7 @@ consteval bool imports_l3() {
 }
 
 template <class Net, platform P, objective O, std::size_t... I>
-constexpr network_plan<Net::size> assemble(std::index_sequence<I...>) {
+constexpr network_plan<Net::size> assemble(std::index_sequence<I...>, const replan_table& ahead) {
   network_plan<Net::size> r;
   r.layers = {layer_plan_v<Net, P, O, I>...};
   if constexpr (imports_l3<Net, P, O>()) {
@@ -1325,9 +1371,48 @@ constexpr network_plan<Net::size> assemble(std::index_sequence<I...>) {
     constexpr std::array<imported_l3, Net::size> choice{imported_plan<Net, P, O>::l3[I]...};
     r.summary = finish_network_imported(Net::layers, P, r.layers, r.l2, choice);
   } else {
-    r.summary = finish_network(Net::layers, P, r.layers, r.l2);
+    r.summary = finish_network(Net::layers, P, r.layers, r.l2, &ahead);
   }
   return r;
+}
+
+/// Stage `S` of finishing a network's plan: the re-plans asked for by the stages before, each
+/// made in a sliced search of its own (a constant per slice), then the network finished with
+/// them; a stage asks for at most one more (plan_fault::replan). The re-plans of a stage and
+/// its finishing are separate constants, so each stays under the compilers' default limits.
+template <class Net, platform P, objective O, int S>
+struct finish_stage {
+  using before = finish_stage<Net, P, O, S - 1>;
+  static consteval replan_table made() {
+    constexpr network_summary asked = before::value.summary;
+    replan_table t = before::table;
+    if constexpr (asked.problem == plan_fault::replan) {
+      constexpr tiling_problem q = capped_problem(
+          Net::layers[static_cast<std::size_t>(asked.layer)], P, static_cast<int>(asked.needs));
+      t.problem[t.n] = q;
+      t.plan[t.n] = sliced_plan<q, O>();
+      ++t.n;
+    }
+    return t;
+  }
+  static constexpr replan_table table = made();
+  static constexpr network_plan<Net::size> value =
+      assemble<Net, P, O>(std::make_index_sequence<Net::size>{}, table);
+};
+template <class Net, platform P, objective O>
+struct finish_stage<Net, P, O, 0> {
+  static constexpr replan_table table{};
+  static constexpr network_plan<Net::size> value =
+      assemble<Net, P, O>(std::make_index_sequence<Net::size>{}, table);
+};
+
+/// The network's plan from the first stage that asks for no re-plan.
+template <class Net, platform P, objective O, int S = 0>
+consteval network_plan<Net::size> finished() {
+  if constexpr (finish_stage<Net, P, O, S>::value.summary.problem == plan_fault::replan)
+    return finished<Net, P, O, S + 1>();
+  else
+    return finish_stage<Net, P, O, S>::value;
 }
 
 /// A null pointer to the error type that describes a failed plan (no_error for a plan that
@@ -1390,8 +1475,8 @@ struct plan_holder {
   static consteval network_plan<Net::size> make() {
     if constexpr (bounds.ok()) {
       // Each layer is planned in a constant of its own, so layers of equal shape share the
-      // work.
-      return assemble<Net, P, O>(std::make_index_sequence<Net::size>{});
+      // work; so is each re-plan the L3 cascade asks for (finish_stage).
+      return finished<Net, P, O>();
     } else {
       network_plan<Net::size> r;
       r.summary = bounds;

@@ -63,6 +63,7 @@ struct kernel_terms {
   std::int64_t s0 = 0, s4 = 0, s1 = 0;
   std::int64_t u0 = 0, u4 = 0, u1 = 0;
   std::int64_t q = 0, q4 = 0, t = 0;
+  friend constexpr bool operator==(const kernel_terms&, const kernel_terms&) = default;
 };
 
 /// One layer's tiling problem, precomputed once so that the search loops stay tight.
@@ -105,6 +106,7 @@ struct tiling_problem {
   /// row or column tile (never less: the search's bounds take tile_overhead).
   std::int64_t tile_overhead = 0;
   std::int64_t tile_overhead_spatial = 0;
+  friend constexpr bool operator==(const tiling_problem&, const tiling_problem&) = default;
 };
 
 /// The problem's geometry and budgets (the cost model adds its kernel terms: make_problem).
