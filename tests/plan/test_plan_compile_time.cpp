@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <ctile/platform/pulp_open.hpp>
+#include <memory>
+#include <utility>
+#include <vector>
 
 #include "networks.hpp"
 
@@ -83,6 +86,54 @@ TEST(PlanCompileTime, ReplansMadeAheadEqualTheRunTimePlan) {
   }
   EXPECT_EQ(a.summary.cycles, striped_plan.summary.cycles);
   EXPECT_EQ(a.summary.l2_peak, striped_plan.summary.l2_peak);
+}
+
+// The same protocol at run time: finishing with a table of re-plans made ahead asks for the
+// first one it lacks (plan_fault::replan: the layer and its row-tile cap), asks nothing twice,
+// and once every asked re-plan is in the table gives the plan finished without a table; a
+// full table makes the finishing search where it must (the same plan again).
+TEST(PlanCompileTime, ReplanProtocolAtRunTime) {
+  const auto whole =
+      test::plan_at_run_time(test::layers_of<mnv1>(), pulp_small_l2, objective::model);
+  ASSERT_TRUE(whole.summary.ok());
+  std::vector<layer_plan> first(mnv1::size);
+  plan_layers(whole.layers, pulp_small_l2, objective::model, first);
+  auto finish = [&](const replan_table& t, std::vector<layer_l2>& l2) {
+    std::vector<layer_plan> plans = first;
+    const network_summary s = finish_network(whole.layers, pulp_small_l2, plans, l2, &t);
+    return std::pair{s, plans};
+  };
+  auto table = std::make_unique<replan_table>();
+  std::vector<layer_l2> l2(mnv1::size);
+  int asked = 0;
+  for (;;) {
+    const auto [s, plans] = finish(*table, l2);
+    if (s.problem != plan_fault::replan) {
+      ASSERT_TRUE(s.ok());
+      EXPECT_EQ(s.cycles, whole.summary.cycles);
+      EXPECT_EQ(s.l2_peak, whole.summary.l2_peak);
+      for (std::size_t i = 0; i < mnv1::size; ++i) EXPECT_EQ(plans[i], whole.plans[i]) << i;
+      break;
+    }
+    ASSERT_GE(s.layer, 1);
+    ASSERT_GE(s.needs, 1);
+    const tiling_problem q = capped_problem(whole.layers[static_cast<std::size_t>(s.layer)],
+                                            pulp_small_l2, static_cast<int>(s.needs));
+    ASSERT_EQ(table->find(q), nullptr) << "asked twice: layer " << s.layer;
+    ASSERT_LT(table->n, replan_table::capacity);
+    table->problem[table->n] = q;
+    table->plan[table->n] = plan_problem(q, objective::model);
+    ++table->n;
+    ++asked;
+  }
+  EXPECT_GE(asked, 10);
+  // Full of other problems: every re-plan searched in place.
+  auto full = std::make_unique<replan_table>();
+  full->n = replan_table::capacity;
+  const auto [s, plans] = finish(*full, l2);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s.cycles, whole.summary.cycles);
+  for (std::size_t i = 0; i < mnv1::size; ++i) EXPECT_EQ(plans[i], whole.plans[i]) << i;
 }
 
 }  // namespace
