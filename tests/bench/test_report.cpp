@@ -7,6 +7,7 @@
 #include <ctile/platform/gap8.hpp>
 #include <ctile/platform/host.hpp>
 #include <ctile/platform/pulp_open.hpp>
+#include <ctile/schedule/weight_layout.hpp>
 #include <memory>
 #include <span>
 
@@ -161,6 +162,44 @@ TEST(CostModel, SpatialTilesChargedTheirOwnTerm) {
             cost::layer_cycles(P, c, P.H, P.W / 2, s) + 4000);
   EXPECT_EQ(cost::layer_cycles(S, c, P.H, P.W, s), cost::layer_cycles(P, c, P.H, P.W, s));
   EXPECT_EQ(cost::layer_cycles(C, c, P.H, P.W, s), cost::layer_cycles(P, c, P.H, P.W, s) + 2000);
+}
+
+// A channel tile's parameter commands: the model charges each per-channel parameter array
+// (bias; kappa and lambda) as a command of its own exactly where the loop nests bring them
+// apart from the weights (schedule::tile_data_merged: some channel tile's weights do not end
+// on a word), for every channel tile count of a depthwise layer (9 bytes a channel), a
+// standard convolution over 3 input channels (27), a 1x1 one (64) and a linear layer whose
+// reduction (1,001 bytes) is cut in K tiles or not.
+TEST(CostModel, ParameterCommandsFollowTheLoopsRule) {
+  using L = layer;
+  const L cases[] = {
+      examples::mobilenet_v1_100_128::layers[2],  // depthwise 3x3, bn
+      examples::cifar10_cnn::layers[1],           // conv 3x3 over 3 channels
+      examples::mobilenet_v1_100_128::layers[3],  // pointwise over 32 channels
+      network<input(1, 1, 1001), linear(37).with_bias().named("fc")>::layers[1],
+  };
+  int apart = 0, merged = 0;
+  for (const L& l : cases) {
+    const tiling_problem P = make_problem(l, gap8);
+    const int arrays = (l.bias ? 1 : 0) + (l.batchnorm ? 2 : 0);
+    ASSERT_GT(arrays, 0);
+    const int K = P.weights_per_channel;
+    for (int tc = 1; tc <= P.C && tc <= 48; ++tc) {
+      for (int tk : {0, 500, 333}) {
+        if (tk > 0 && !P.linear) continue;
+        const layer_plan p = make_layer_plan(P, tc, 1, P.whole_rows ? P.W : 1,
+                                             cost::default_split(P), tk > 0 ? tk : K);
+        const int wk = p.n_k > 1 ? p.last_k : K;
+        const std::int64_t charged = cost::params_apart_cycles(P, p.tile_c, p.last_c, wk);
+        const bool together = schedule::tile_data_merged(l, p);
+        EXPECT_EQ(charged, together ? 0 : arrays * cost::param_command_cycles)
+            << l.name.text << " tc " << tc << " tk " << tk;
+        (together ? merged : apart) += 1;
+      }
+    }
+  }
+  EXPECT_GT(apart, 20);
+  EXPECT_GT(merged, 20);
 }
 
 }  // namespace

@@ -50,17 +50,25 @@ TEST(PlanCompileTime, EveryLayerWithinBudget) {
   }
 }
 
-TEST(PlanCompileTime, EqualsTheRunTimePlan) {
-  const auto a = test::plan_at_run_time(test::layers_of<mnv1>(), gap8, objective::model);
+/// MobileNet-v1 1.0-128 planned at run time on `p` equals its compile-time plan `c`: every
+/// layer plan, L2 slot and weight placement, the cycles and the arena's peak.
+template <class Plan>
+void expect_run_time_plan_equal(const platform& p, const Plan& c) {
+  const auto a = test::plan_at_run_time(test::layers_of<mnv1>(), p, objective::model);
   ASSERT_EQ(a.plans.size(), mnv1::size);
   for (std::size_t i = 0; i < mnv1::size; ++i) {
-    EXPECT_EQ(a.plans[i], mnv1_plan.layers[i]) << i;
-    EXPECT_EQ(a.l2[i].y, mnv1_plan.l2[i].y) << i;
-    EXPECT_EQ(a.l2[i].w, mnv1_plan.l2[i].w) << i;
-    EXPECT_EQ(a.l2[i].w_why, mnv1_plan.l2[i].w_why) << i;
+    EXPECT_EQ(a.plans[i], c.layers[i]) << i;
+    EXPECT_EQ(a.l2[i].x, c.l2[i].x) << i;
+    EXPECT_EQ(a.l2[i].y, c.l2[i].y) << i;
+    EXPECT_EQ(a.l2[i].w, c.l2[i].w) << i;
+    EXPECT_EQ(a.l2[i].w_why, c.l2[i].w_why) << i;
   }
-  EXPECT_EQ(a.summary.cycles, mnv1_plan.summary.cycles);
-  EXPECT_EQ(a.summary.l2_peak, mnv1_plan.summary.l2_peak);
+  EXPECT_EQ(a.summary.cycles, c.summary.cycles);
+  EXPECT_EQ(a.summary.l2_peak, c.summary.l2_peak);
+}
+
+TEST(PlanCompileTime, EqualsTheRunTimePlan) {
+  expect_run_time_plan_equal(gap8, mnv1_plan);
 }
 
 // MobileNet-v1 1.0-128 on pulp-open with the L2 its cluster image keeps for code: most of its
@@ -76,16 +84,7 @@ TEST(PlanCompileTime, ReplansMadeAheadEqualTheRunTimePlan) {
   for (std::size_t i = 0; i < mnv1::size; ++i)
     if (striped_plan.layers[i].max_tile_h > 0) ++replanned;
   EXPECT_GE(replanned, 10);
-  const auto a = test::plan_at_run_time(test::layers_of<mnv1>(), pulp_small_l2, objective::model);
-  ASSERT_EQ(a.plans.size(), mnv1::size);
-  for (std::size_t i = 0; i < mnv1::size; ++i) {
-    EXPECT_EQ(a.plans[i], striped_plan.layers[i]) << i;
-    EXPECT_EQ(a.l2[i].x, striped_plan.l2[i].x) << i;
-    EXPECT_EQ(a.l2[i].y, striped_plan.l2[i].y) << i;
-    EXPECT_EQ(a.l2[i].w, striped_plan.l2[i].w) << i;
-  }
-  EXPECT_EQ(a.summary.cycles, striped_plan.summary.cycles);
-  EXPECT_EQ(a.summary.l2_peak, striped_plan.summary.l2_peak);
+  expect_run_time_plan_equal(pulp_small_l2, striped_plan);
 }
 
 // The same protocol at run time: finishing with a table of re-plans made ahead asks for the

@@ -43,7 +43,7 @@ using chw_net =
 constexpr std::size_t stem = 1, dw1 = 2, pw1 = 3, dw2 = 4, pw3 = 7, dw3 = 8;
 
 // An L1 that cuts the CHW pairs in row and channel tiles, and one that cuts them in columns.
-constexpr platform rows_l1 = gap8.with_stacks(0, 0).with_l1(16 * 1024).named("16k-l1");
+constexpr platform rows_l1 = gap8.with_stacks(0, 0).with_l1(24 * 1024).named("24k-l1");
 constexpr platform cols_l1 = gap8.with_stacks(0, 0).with_l1(8 * 1024).named("8k-l1");
 // An L2 that sends pw3's output to L3 and back.
 constexpr platform small_l2 = gap8.with_l2(64 * 1024).with_code_reserve(0).named("64k-l2");
@@ -175,7 +175,7 @@ TEST(ChannelMajor, NetworkOnGap8) {
 }
 
 TEST(ChannelMajor, NetworkWithRowTiles) {
-  check_network<chw_net, rows_l1>("16 KiB L1");
+  check_network<chw_net, rows_l1>("24 KiB L1");
 }
 
 // Plans made at run time: the generic loop stores and reads the CHW tensors.

@@ -178,9 +178,9 @@ struct loop_cost {
 // Measured on the _rolled and _unrolled variants of CIFAR-10, MobileNet-v1 1.0-128 and the
 // residual network (bench/runtime/code_cost.sh). Fields: code_bytes, tile_path_bytes,
 // layer_l2_reads, tile_l2_reads, layer_cycles, tile_cycles, spatial_tile_cycles.
-inline constexpr loop_cost loop_cost_conv{1832, 346, 1, 0, 200, 103, 27};
-inline constexpr loop_cost loop_cost_depthwise{2416, 601, 1, 0, 321, 220, 0};
-inline constexpr loop_cost loop_cost_linear{1384, 453, 1, 0, 337, 107, 0};
+inline constexpr loop_cost loop_cost_conv{1840, 355, 1, 0, 209, 103, 27};
+inline constexpr loop_cost loop_cost_depthwise{2192, 511, 1, 0, 371, 152, 20};
+inline constexpr loop_cost loop_cost_linear{1384, 482, 1, 0, 337, 107, 0};
 inline constexpr loop_cost loop_cost_pool{1376, 27, 1, 0, 0, 255, 0};
 
 static_assert(loop_cost_conv.spatial_tile_cycles >= 0 &&
@@ -275,7 +275,7 @@ struct unrolled_cost {
   int tile_cycles = 0;
 };
 // Fields: run_bytes, tile_bytes, run_cycles, tile_cycles (bench/runtime/code_cost.sh).
-inline constexpr unrolled_cost loop_cost_unrolled{910, 189, 336, 90};
+inline constexpr unrolled_cost loop_cost_unrolled{863, 184, 279, 86};
 
 /// The platform whose code fetch the executor's unroll decision weighs code bytes with: the
 /// loop nests are the same code on every target, written for the cluster (gap8's figures are
@@ -810,12 +810,29 @@ constexpr std::int64_t channel_lower_bound(const tiling_problem& P, const split_
   return b.at(tiles);
 }
 
+/// [sim] core 0's cycles to program one more DMA command and wait for it: 83-113 measured on
+/// four depthwise layers planned both ways under the tests' cluster timing model
+/// (bench/README.md, "A channel tile's parameter commands").
+inline constexpr int param_command_cycles = 100;
+
+/// Core 0's cycles per channel tile for the parameter commands of a tiling whose constant data
+/// are not one run of bytes: unless every channel tile's weights (`tc` channels, the last
+/// tile's `lc`, `wk` bytes each: the last K tile's of a linear layer cut in K) end on a word,
+/// each per-channel parameter array (bias, kappa, lambda) is a command of its own
+/// (schedule::tile_data_merged), else one command brings them with the weights.
+constexpr std::int64_t params_apart_cycles(const tiling_problem& P, int tc, int lc, int wk) {
+  if (P.params_per_channel == 0 || P.weights_per_channel == 0) return 0;
+  if ((std::int64_t{tc} * wk) % 4 == 0 && (std::int64_t{lc} * wk) % 4 == 0) return 0;
+  return std::int64_t{P.params_per_channel / 4} * param_command_cycles;
+}
+
 /// Modeled cycles of the whole layer for a tiling, under each split of the context (written
 /// to `out[i]`). The loop nest is channel tiles, then rows, then columns; with double
 /// buffering a tile costs max(compute, DMA of the next input + previous output), and the last
 /// spatial tile of a channel tile also brings the next channel tile's weights. Prologue: first
 /// weights and input; epilogue: last output. Every tile adds `P.tile_overhead`, or
-/// `P.tile_overhead_spatial` when the layer has more than one row or column tile.
+/// `P.tile_overhead_spatial` when the layer has more than one row or column tile; every
+/// channel tile its parameter commands when they come apart (params_apart_cycles).
 constexpr void layer_cycles_at(const tiling_problem& P, const channel_context& cx,
                                const row_context& rx, int tw, std::int64_t* out) {
   using plan_detail::ceil_div;
@@ -828,7 +845,8 @@ constexpr void layer_cycles_at(const tiling_problem& P, const channel_context& c
   const std::int64_t fixed = (nc > 1 ? cx.wd_inner : cx.wd_last) +
                              input_dma(P, nh > 1 ? th : lh, nw > 1 ? tw : lw, nc > 1 ? tc : lc) +
                              output_dma(P, lh, lw, lc) +
-                             tiles * (nh * nw > 1 ? P.tile_overhead_spatial : P.tile_overhead);
+                             tiles * (nh * nw > 1 ? P.tile_overhead_spatial : P.tile_overhead) +
+                             nc * params_apart_cycles(P, tc, lc, P.weights_per_channel);
   const int n = cx.splits.n;
   int wcols[8][2] = {};
   for (int i = 0; i < n; ++i) {
@@ -894,7 +912,8 @@ constexpr void layer_cycles_all(const tiling_problem& P, int tc, int th, int tw,
 /// channel tiles (linear_y_group) leaves once full, its transfer charged a g-th to each.
 /// Double-buffered like layer_cycles_at: a tile costs max(compute, its transfers); prologue:
 /// the input (slice) and the first weights; epilogue: the last output buffer; each tile adds
-/// `P.tile_overhead`.
+/// `P.tile_overhead`, each channel tile its parameter commands when they come apart
+/// (params_apart_cycles of the last K tile).
 constexpr std::int64_t linear_tiled_cycles(const tiling_problem& P, int tc, int tk) {
   using plan_detail::ceil_div;
   using plan_detail::ceil_div64;
@@ -931,7 +950,7 @@ constexpr std::int64_t linear_tiled_cycles(const tiling_problem& P, int tc, int 
   const int g = linear_y_group(P, tc, tk);
   const int last_group = P.C - ((nc - 1) / g) * g * tc;  // channels of the last output buffer
   std::int64_t t = x_dma(x_whole ? K : tk) + w_dma(c0, tk) + output_dma(P, 1, 1, last_group) +
-                   tiles * P.tile_overhead;
+                   tiles * P.tile_overhead + nc * params_apart_cycles(P, tc, lc, lk);
   for (int ci = 0; ci < 2; ++ci) {
     const int cnt_c = ci == 0 ? nc - 1 : 1;
     if (cnt_c == 0) continue;
