@@ -1371,7 +1371,11 @@ constexpr network_plan<Net::size> assemble(std::index_sequence<I...>, const repl
     constexpr std::array<imported_l3, Net::size> choice{imported_plan<Net, P, O>::l3[I]...};
     r.summary = finish_network_imported(Net::layers, P, r.layers, r.l2, choice);
   } else {
-    r.summary = finish_network(Net::layers, P, r.layers, r.l2, &ahead);
+    // A local copy: its address is a constant that is not null even where the compiler may not
+    // assume a static object's is (GCC with -fno-delete-null-pointer-checks, which the
+    // sanitizers imply).
+    const replan_table made = ahead;
+    r.summary = finish_network(Net::layers, P, r.layers, r.l2, &made);
   }
   return r;
 }
