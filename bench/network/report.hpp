@@ -46,8 +46,7 @@ constexpr layer_time time_of(const layer& l, const layer_plan& lp, const platfor
     }
   }
   t.overhead = lp.tiles() * (lp.spatial() ? P.tile_overhead_spatial : P.tile_overhead) +
-               lp.n_c * cost::params_apart_cycles(P, lp.tile_c, lp.last_c,
-                                                  lp.n_k > 1 ? lp.last_k : P.weights_per_channel);
+               lp.n_c * cost::params_apart_cycles(P, lp);
   t.dma_stall = lp.l1_cycles - t.compute - t.overhead;
   t.l3_stall = lp.cycles - lp.l1_cycles;
   return t;

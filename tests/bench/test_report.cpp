@@ -189,8 +189,7 @@ TEST(CostModel, ParameterCommandsFollowTheLoopsRule) {
         if (tk > 0 && !P.linear) continue;
         const layer_plan p = make_layer_plan(P, tc, 1, P.whole_rows ? P.W : 1,
                                              cost::default_split(P), tk > 0 ? tk : K);
-        const int wk = p.n_k > 1 ? p.last_k : K;
-        const std::int64_t charged = cost::params_apart_cycles(P, p.tile_c, p.last_c, wk);
+        const std::int64_t charged = cost::params_apart_cycles(P, p);
         const bool together = schedule::tile_data_merged(l, p);
         EXPECT_EQ(charged, together ? 0 : arrays * cost::param_command_cycles)
             << l.name.text << " tc " << tc << " tk " << tk;

@@ -815,14 +815,21 @@ constexpr std::int64_t channel_lower_bound(const tiling_problem& P, const split_
 /// (bench/README.md, "A channel tile's parameter commands").
 inline constexpr int param_command_cycles = 100;
 
+/// Whether every channel tile's weights end on a word: `tc` channels a tile, the last tile's
+/// `lc`, `wk` bytes each (the last K tile's of a linear layer cut in K). Only then can a tile's
+/// per-channel parameters (32-bit words) follow its weights in one run of bytes, brought by
+/// one command (schedule::tile_data_merged, the one rule of both the loops and the model).
+constexpr bool channel_tiles_end_on_word(int tc, int lc, int wk) {
+  return (std::int64_t{tc} * wk) % 4 == 0 && (std::int64_t{lc} * wk) % 4 == 0;
+}
+
 /// Core 0's cycles per channel tile for the parameter commands of a tiling whose constant data
-/// are not one run of bytes: unless every channel tile's weights (`tc` channels, the last
-/// tile's `lc`, `wk` bytes each: the last K tile's of a linear layer cut in K) end on a word,
-/// each per-channel parameter array (bias, kappa, lambda) is a command of its own
-/// (schedule::tile_data_merged), else one command brings them with the weights.
+/// are not one run of bytes: unless every channel tile's weights end on a word
+/// (channel_tiles_end_on_word), each per-channel parameter array (bias, kappa, lambda) is a
+/// command of its own, else one command brings them with the weights.
 constexpr std::int64_t params_apart_cycles(const tiling_problem& P, int tc, int lc, int wk) {
   if (P.params_per_channel == 0 || P.weights_per_channel == 0) return 0;
-  if ((std::int64_t{tc} * wk) % 4 == 0 && (std::int64_t{lc} * wk) % 4 == 0) return 0;
+  if (channel_tiles_end_on_word(tc, lc, wk)) return 0;
   return std::int64_t{P.params_per_channel / 4} * param_command_cycles;
 }
 

@@ -101,6 +101,19 @@ struct layer_plan {
   [[nodiscard]] constexpr bool spatial() const { return n_h * n_w > 1; }
 };
 
+/// Weights per output channel of a channel tile's last K tile, the bytes its parameters follow
+/// when merged: the plan's last K tile when it cuts the reduction, else the layer's `wpc`.
+constexpr int last_k_weights(const layer_plan& p, int wpc) {
+  return p.n_k > 1 ? p.last_k : wpc;
+}
+
+namespace cost {
+/// params_apart_cycles of a plan's channel tiles (all of them: multiply by `p.n_c`).
+constexpr std::int64_t params_apart_cycles(const tiling_problem& P, const layer_plan& p) {
+  return params_apart_cycles(P, p.tile_c, p.last_c, last_k_weights(p, P.weights_per_channel));
+}
+}  // namespace cost
+
 /// DORY's objective (to maximise), times 2 to stay integral: alpha = 0.5 on the L1 bytes of
 /// the input, output and weight buffers, beta = 10^2 on HIDE_IM2COL (output channels of a
 /// standard conv's tile), beta = 10^6 on PAR_BALANCE ((h - 1) mod 8), MATMUL_W

@@ -51,9 +51,9 @@ struct kl_offsets {
 /// (channel tile, K tile) is then one run of bytes, the last K tile's followed by the tile's
 /// parameters, and it is the last K tile's weights that must end on a word.
 [[gnu::always_inline]] constexpr bool tile_data_merged(const layer& l, const layer_plan& p) {
-  const int wpc = p.n_k > 1 ? p.last_k : weights_per_channel(l);
-  const int w = p.tile_c * (p.n_k > 1 ? p.tile_k : wpc);
-  return l.has_weights() && (p.tile_c * wpc) % 4 == 0 && (p.last_c * wpc) % 4 == 0 &&
+  const int wk = last_k_weights(p, weights_per_channel(l));
+  const int w = p.tile_c * (p.n_k > 1 ? p.tile_k : wk);
+  return l.has_weights() && cost::channel_tiles_end_on_word(p.tile_c, p.last_c, wk) &&
          p.l1.kl[0] == p.l1.w[0] + w && p.l1.kl[1] == p.l1.w[1] + w;
 }
 
