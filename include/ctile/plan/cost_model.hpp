@@ -178,10 +178,10 @@ struct loop_cost {
 // Measured on the _rolled and _unrolled variants of CIFAR-10, MobileNet-v1 1.0-128 and the
 // residual network (bench/runtime/code_cost.sh). Fields: code_bytes, tile_path_bytes,
 // layer_l2_reads, tile_l2_reads, layer_cycles, tile_cycles, spatial_tile_cycles.
-inline constexpr loop_cost loop_cost_conv{1840, 355, 1, 0, 209, 103, 27};
-inline constexpr loop_cost loop_cost_depthwise{2192, 511, 1, 0, 371, 152, 20};
-inline constexpr loop_cost loop_cost_linear{1384, 482, 1, 0, 337, 107, 0};
-inline constexpr loop_cost loop_cost_pool{1376, 27, 1, 0, 0, 255, 0};
+inline constexpr loop_cost loop_cost_conv{1872, 369, 1, 0, 187, 118, 28};
+inline constexpr loop_cost loop_cost_depthwise{2256, 523, 1, 0, 309, 185, 0};
+inline constexpr loop_cost loop_cost_linear{1400, 482, 1, 0, 352, 120, 0};
+inline constexpr loop_cost loop_cost_pool{1392, 24, 1, 0, 0, 283, 0};
 
 static_assert(loop_cost_conv.spatial_tile_cycles >= 0 &&
                   loop_cost_depthwise.spatial_tile_cycles >= 0 &&
@@ -275,7 +275,7 @@ struct unrolled_cost {
   int tile_cycles = 0;
 };
 // Fields: run_bytes, tile_bytes, run_cycles, tile_cycles (bench/runtime/code_cost.sh).
-inline constexpr unrolled_cost loop_cost_unrolled{863, 184, 279, 86};
+inline constexpr unrolled_cost loop_cost_unrolled{868, 191, 292, 99};
 
 /// The platform whose code fetch the executor's unroll decision weighs code bytes with: the
 /// loop nests are the same code on every target, written for the cluster (gap8's figures are
