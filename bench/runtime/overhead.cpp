@@ -51,7 +51,7 @@ using namespace ctile;
 /// Programs commands the way a cluster DMA is programmed — stores of the command word, the
 /// addresses and (2-D) the stride and length to a memory-mapped queue, a load of the transfer
 /// id; to wait, a load of the status and a store that frees the transfer's counter (as
-/// pulp-runtime's plp_dma_wait and the GAP SDK's pi_cl_dma_wait do on the mchan) — into a
+/// pulp-runtime's plp_dma_wait and the GAP SDK's pi_cl_dma_cmd_wait do on the mchan) — into a
 /// volatile stand-in, and moves nothing. So every command costs what writing it to the
 /// hardware costs, and no compiler can elide it. (`commands` is the bench's own count, three
 /// instructions a command inside the figures.)
