@@ -16,12 +16,17 @@ void fill(T* p, int n, lcg& g) {
   for (int i = 0; i < n; ++i) p[i] = static_cast<T>(g.next());
 }
 
-/// Times one call of `k` on `a` (one core), then compares `n` output bytes with `want`.
-inline int timed(const char* name, std::uint64_t macs, kernel_kind k, const tile_args& a,
-                 const std::uint8_t* got, const std::uint8_t* want, int n) {
+/// Times one call of kernel variant `V` (its kind set) on `a` (one core), then compares `n`
+/// output bytes with `want`. The variant is stated at compile time as the executor states a
+/// layer's (run_kernel_as<variant_of(L, P)>), so the call is the one a network's tile makes
+/// and the program carries that kernel alone, not every kind and option set.
+template <kernel_variant V>
+int timed(const char* name, std::uint64_t macs, const tile_args& a, const std::uint8_t* got,
+          const std::uint8_t* want, int n) {
+  static_assert(V.kind >= 0, "a cycle program times one kernel kind");
   enable_counters();
   const counters c0 = read_counters();
-  run(k, a);
+  run_as<V>(static_cast<kernel_kind>(V.kind), a, a.core);
   const counters c1 = read_counters();
   bool ok = true;
   for (int i = 0; i < n; ++i) ok = ok && got[i] == want[i];

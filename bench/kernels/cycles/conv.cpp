@@ -69,6 +69,12 @@ int main() {
   a.quant = plan_requant(q, range_of(w, CO, K, nullptr, kappa, lambda));
   a.scratch = scratch;
   a.out_chw = kChw;
-  return timed(kName, std::uint64_t{OH} * OW * CO * K,
-               KH == 1 ? kernel_kind::pointwise : kernel_kind::conv, a, out, want, OH * OW * CO);
+  // Batch-norm without a bias, unsigned input, 8-bit operands: the variant of such a layer.
+  constexpr kernel_variant v{static_cast<int>(KH == 1 ? kernel_kind::pointwise : kernel_kind::conv),
+                             0,
+                             1,
+                             kChw ? 1 : 0,
+                             0,
+                             0};
+  return timed<v>(kName, std::uint64_t{OH} * OW * CO * K, a, out, want, OH * OW * CO);
 }

@@ -25,7 +25,8 @@ int main() {
   a.in2 = in2, a.h_out = H, a.w_out = W;
   a.scale0 = r0, a.scale1 = r1;
   a.quant = plan_requant(q, {-100, 600});
-  return timed("add", std::uint64_t{H} * W * C, kernel_kind::add, a, out, want, H * W * C);
+  constexpr kernel_variant v{static_cast<int>(kernel_kind::add), 0, 0, 0, 0, 0};
+  return timed<v>("add", std::uint64_t{H} * W * C, a, out, want, H * W * C);
 #else
   constexpr int OH = 12, OW = 4;
   const requant q{3, 10, 0, 255};
@@ -43,8 +44,14 @@ int main() {
       }
   a.h_out = OH, a.w_out = OW, a.kh = a.kw = a.sh = a.sw = 2;
   a.quant = plan_requant(q, {0, 4 * 255});
-  return timed(BENCH_KERNEL == 0 ? "maxpool2x2" : "avgpool2x2", std::uint64_t{OH} * OW * C * 4,
-               BENCH_KERNEL == 0 ? kernel_kind::maxpool : kernel_kind::avgpool, a, out, want,
-               OH * OW * C);
+  constexpr kernel_variant v{
+      static_cast<int>(BENCH_KERNEL == 0 ? kernel_kind::maxpool : kernel_kind::avgpool),
+      0,
+      0,
+      0,
+      0,
+      0};
+  return timed<v>(BENCH_KERNEL == 0 ? "maxpool2x2" : "avgpool2x2", std::uint64_t{OH} * OW * C * 4,
+                  a, out, want, OH * OW * C);
 #endif
 }
