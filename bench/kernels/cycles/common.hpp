@@ -16,6 +16,12 @@ void fill(T* p, int n, lcg& g) {
   for (int i = 0; i < n; ++i) p[i] = static_cast<T>(g.next());
 }
 
+/// The kernel variant of a tile of kind `k` with 8-bit unsigned operands (bias, batchnorm,
+/// out_chw: 0 or 1), as variant_of states a layer's.
+constexpr kernel_variant tile_variant(kernel_kind k, int bias, int batchnorm, int out_chw = 0) {
+  return {static_cast<int>(k), bias, batchnorm, out_chw, 0, 0};
+}
+
 /// Times one call of kernel variant `V` (its kind set) on `a` (one core), then compares `n`
 /// output bytes with `want`. The variant is stated at compile time as the executor states a
 /// layer's (run_kernel_as<variant_of(L, P)>), so the call is the one a network's tile makes

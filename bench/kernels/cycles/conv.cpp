@@ -70,11 +70,7 @@ int main() {
   a.scratch = scratch;
   a.out_chw = kChw;
   // Batch-norm without a bias, unsigned input, 8-bit operands: the variant of such a layer.
-  constexpr kernel_variant v{static_cast<int>(KH == 1 ? kernel_kind::pointwise : kernel_kind::conv),
-                             0,
-                             1,
-                             kChw ? 1 : 0,
-                             0,
-                             0};
+  constexpr kernel_variant v =
+      tile_variant(KH == 1 ? kernel_kind::pointwise : kernel_kind::conv, 0, 1, kChw ? 1 : 0);
   return timed<v>(kName, std::uint64_t{OH} * OW * CO * K, a, out, want, OH * OW * CO);
 }

@@ -42,6 +42,6 @@ int main() {
   a.weights = w, a.bias = bias;
   a.quant = plan_requant(q, range_of(w, C, 9, bias, nullptr, nullptr));
   a.scratch = scratch;
-  constexpr kernel_variant v{static_cast<int>(kernel_kind::depthwise), 1, 0, 0, 0, 0};
+  constexpr kernel_variant v = tile_variant(kernel_kind::depthwise, 1, 0);
   return timed<v>(name, std::uint64_t{OH} * OW * C * 9, a, out, want, OH * OW * C);
 }

@@ -27,6 +27,6 @@ int main() {
   a.out = out, a.h_out = 1, a.w_out = 1, a.c_out = CO;
   a.weights = w, a.bias = bias;
   a.quant = plan_requant(q, range_of(w, CO, N, bias, nullptr, nullptr));
-  constexpr kernel_variant v{static_cast<int>(kernel_kind::linear), 1, 0, 0, 0, 0};
+  constexpr kernel_variant v = tile_variant(kernel_kind::linear, 1, 0);
   return timed<v>("linear", std::uint64_t{CO} * N, a, out, want, CO);
 }

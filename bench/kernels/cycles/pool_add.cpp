@@ -25,7 +25,7 @@ int main() {
   a.in2 = in2, a.h_out = H, a.w_out = W;
   a.scale0 = r0, a.scale1 = r1;
   a.quant = plan_requant(q, {-100, 600});
-  constexpr kernel_variant v{static_cast<int>(kernel_kind::add), 0, 0, 0, 0, 0};
+  constexpr kernel_variant v = tile_variant(kernel_kind::add, 0, 0);
   return timed<v>("add", std::uint64_t{H} * W * C, a, out, want, H * W * C);
 #else
   constexpr int OH = 12, OW = 4;
@@ -44,13 +44,8 @@ int main() {
       }
   a.h_out = OH, a.w_out = OW, a.kh = a.kw = a.sh = a.sw = 2;
   a.quant = plan_requant(q, {0, 4 * 255});
-  constexpr kernel_variant v{
-      static_cast<int>(BENCH_KERNEL == 0 ? kernel_kind::maxpool : kernel_kind::avgpool),
-      0,
-      0,
-      0,
-      0,
-      0};
+  constexpr kernel_variant v =
+      tile_variant(BENCH_KERNEL == 0 ? kernel_kind::maxpool : kernel_kind::avgpool, 0, 0);
   return timed<v>(BENCH_KERNEL == 0 ? "maxpool2x2" : "avgpool2x2", std::uint64_t{OH} * OW * C * 4,
                   a, out, want, OH * OW * C);
 #endif

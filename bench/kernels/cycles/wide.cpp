@@ -196,7 +196,7 @@ int main() {
   q = {1, 1 << SHIFT, 0, 255};
   r = {-(std::int64_t{1} << 28), std::int64_t{1} << 28};
   const t_range r8 = range_of(w, CO, K, nullptr, kappa, lambda);
-  constexpr kernel_variant v8{static_cast<int>(kKind), 0, 1, 0, 0, 0};
+  constexpr kernel_variant v8 = tile_variant(kKind, 0, 1);
 #elif BENCH_KERNEL == 2
   a.h_in = IH, a.w_in = IW, a.c_in = C;
   a.h_out = OH, a.w_out = OW, a.c_out = C;
@@ -205,7 +205,7 @@ int main() {
   q = {3, 1000, 0, 255};
   r = {-(1 << 22), 1 << 22};
   const t_range r8 = range_of(w, C, 9, bias, nullptr, nullptr);
-  constexpr kernel_variant v8{static_cast<int>(kKind), 1, 0, 0, 0, 0};
+  constexpr kernel_variant v8 = tile_variant(kKind, 1, 0);
 #elif BENCH_KERNEL == 3
   a.h_in = 1, a.w_in = 1, a.c_in = N;
   a.h_out = 1, a.w_out = 1, a.c_out = CO;
@@ -213,7 +213,7 @@ int main() {
   q = {5, 4096, 0, 255};
   r = {-(1 << 28), 1 << 28};
   const t_range r8 = range_of(w, CO, N, bias, nullptr, nullptr);
-  constexpr kernel_variant v8{static_cast<int>(kKind), 1, 0, 0, 0, 0};
+  constexpr kernel_variant v8 = tile_variant(kKind, 1, 0);
 #elif BENCH_KERNEL == 4 || BENCH_KERNEL == 6
   a.h_in = H, a.w_in = W, a.c_in = C;
   a.h_out = OH, a.w_out = OW, a.c_out = C;
@@ -221,7 +221,7 @@ int main() {
   q = {1, 4, 0, 1023};
   r = {0, 4 * 1023};
   const t_range r8{0, 4 * 255};
-  constexpr kernel_variant v8{static_cast<int>(kKind), 0, 0, 0, 0, 0};
+  constexpr kernel_variant v8 = tile_variant(kKind, 0, 0);
 #else
   a.h_in = H, a.w_in = W, a.c_in = C;
   a.h_out = H, a.w_out = W, a.c_out = C;
@@ -229,7 +229,7 @@ int main() {
   q = {1, 1, 0, 1023};
   r = {0, 700};
   const t_range r8 = r;
-  constexpr kernel_variant v8{static_cast<int>(kKind), 0, 0, 0, 0, 0};
+  constexpr kernel_variant v8 = tile_variant(kKind, 0, 0);
 #endif
   constexpr kernel_variant v16{static_cast<int>(kKind), v8.bias, v8.batchnorm, 0, 0, 1};
   // The wide run: u16 inputs (the add: u8), a u16 output for the pool and the add.
