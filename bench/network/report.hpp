@@ -25,8 +25,8 @@ struct layer_time {
 };
 
 /// The split of layer `l`'s plan `lp` on platform `p`: the compute of every tile class (inner
-/// and last tile along each axis) from cost::tile_compute, the fixed cost per tile, and the
-/// rest of the model's cycles as DMA stall.
+/// and last tile along each axis) from cost::tile_compute, the fixed cost per tile (less the
+/// output commands that output groups save), and the rest of the model's cycles as DMA stall.
 constexpr layer_time time_of(const layer& l, const layer_plan& lp, const platform& p) {
   layer_time t;
   if (l.kind == op::input) return t;
@@ -46,7 +46,8 @@ constexpr layer_time time_of(const layer& l, const layer_plan& lp, const platfor
     }
   }
   t.overhead = lp.tiles() * (lp.spatial() ? P.tile_overhead_spatial : P.tile_overhead) +
-               lp.n_c * cost::params_apart_cycles(P, lp);
+               lp.n_c * cost::params_apart_cycles(P, lp) -
+               std::int64_t{output_commands_saved(lp)} * cost::output_command_cycles;
   t.dma_stall = lp.l1_cycles - t.compute - t.overhead;
   t.l3_stall = lp.cycles - lp.l1_cycles;
   return t;

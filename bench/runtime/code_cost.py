@@ -18,7 +18,9 @@ bracket each layer's loop nest also snapshot the model's counters, so per layer:
   reads = (cycles A - cycles B) / 14   (the data accesses to L2 that placing the tables in L1
                                         saves)
   rest = cycles A - 18 l2 - 2 l0 - 14 reads - tiles x (an empty fork's cycles)
-       (instructions, branch and load-use stalls, the DMA queue's peripheral accesses)
+       (instructions, branch and load-use stalls, the DMA queue's peripheral accesses;
+       for a layer with output groups, plus what the model takes off for the output commands
+       they save, the bench's "output groups" line times cost::output_command_cycles)
 
 Per loop kind (conv; depthwise; pool = maxpool, avgpool; linear) a least-squares line over
 the layers of that kind that run the rolled nest (all of the kind's layers when fewer than two
@@ -62,6 +64,8 @@ LAYER = re.compile(r"^(\d+)\s+(\w+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+|-)\s+
 FORK = re.compile(r"^an empty fork: (\d+) instructions, (\d+) cycles$")
 UNROLLED = re.compile(r"^unrolled layers \w+:((?: \d+)*)$")
 SPATIAL = re.compile(r"^spatial layers \w+:((?: \d+)*)$")
+GROUPS = re.compile(r"^output groups \w+:((?: \d+:\d+)*)$")
+OUTPUT_COMMAND = re.compile(r"inline constexpr int output_command_cycles = (\d+);")
 UNROLLED_FIELDS = ("run_bytes", "tile_bytes", "run_cycles", "tile_cycles")
 REGIONS = ["peripheral=ctile_dma_queue", "tcdm=ctile_l1_arena", "tcdm=ctile_code_probe",
            "tcdm=__bss_end:__stack"]
@@ -113,6 +117,11 @@ def simulate(path, regions):
     if len(spatial) != 1:
         raise SystemExit(f"{path}: no 'spatial layers' line")
     spatial = {int(v) for v in spatial[0].group(1).split()}
+    groups = [GROUPS.match(ln) for ln in out]
+    groups = [x for x in groups if x]
+    if len(groups) != 1:
+        raise SystemExit(f"{path}: no 'output groups' line")
+    groups = dict(tuple(int(u) for u in v.split(":")) for v in groups[0].group(1).split())
     # Each layer is a start (1) followed by a stop (0); the start-up code's stores of 0 to
     # the probe (its initialisation) open no interval.
     deltas, start = [], None
@@ -126,12 +135,23 @@ def simulate(path, regions):
     deltas = deltas[:len(layers)]
     if not layers or len(deltas) != len(layers) or not fork:
         raise SystemExit(f"{path}: {len(layers)} layer lines, {len(deltas)} probe intervals")
-    return layers, deltas, int(fork[0].group(2)), unrolled, spatial
+    return layers, deltas, int(fork[0].group(2)), unrolled, spatial, groups
+
+
+def output_command_cycles():
+    """The header's cost::output_command_cycles: what the model takes off a layer for each
+    output command its output groups save."""
+    with open(os.path.join(HERE, "..", "..", "include", "ctile", "plan", "cost_model.hpp")) as f:
+        m = OUTPUT_COMMAND.search(f.read())
+    if not m:
+        raise SystemExit("cost_model.hpp: no output_command_cycles")
+    return int(m.group(1))
 
 
 def measure(path):
-    la, da, fork, unrolled, spatial = simulate(path, REGIONS + [L2])
-    lb, _, _, _, _ = simulate(path, REGIONS + [RODATA_L1, L2])
+    la, da, fork, unrolled, spatial, groups = simulate(path, REGIONS + [L2])
+    lb, _, _, _, _, _ = simulate(path, REGIONS + [RODATA_L1, L2])
+    per_command = output_command_cycles()
     rows = []
     for a, d, b in zip(la, da, lb):
         tiles, cycles = int(a.group(3)), int(a.group(6))
@@ -144,8 +164,11 @@ def measure(path):
             "code_bytes": int(a.group(7)) if a.group(7) != "-" else 0, "l0": l0, "l2": l2,
             "reads": reads, "fork": fork, "unrolled": int(a.group(1)) in unrolled,
             "spatial": int(a.group(1)) in spatial,
+            # (A layer with output groups: what the model takes off for the commands they
+            # save added back, so that the per-tile line is the one-command-a-tile nest's.)
+            "saved": groups.get(int(a.group(1)), 0) * per_command,
             "rest": cycles - ct.L2_REFILL * l2 - ct.L0_REFILL * l0 - ct.L2_DATA * reads -
-            tiles * fork})
+            tiles * fork + groups.get(int(a.group(1)), 0) * per_command})
     return rows
 
 
@@ -348,7 +371,7 @@ def main():
             if r["unrolled"] and "unrolled" in use:
                 mod = modeled_unrolled(use["unrolled"], r["tiles"])
             else:
-                mod = modeled(use[KINDS[r["kind"]]], r["tiles"], r["spatial"])
+                mod = modeled(use[KINDS[r["kind"]]], r["tiles"], r["spatial"]) - r["saved"]
             kind = r["kind"] + ("(u)" if r["unrolled"] else "(s)" if r["spatial"] else "")
             print(f"{r['net']} {r['layer']} {kind} {r['tiles']} {r['instr']} {r['cycles']} "
                   f"{sim} {mod} {100.0 * (mod - sim) / sim:+.1f}% {r['code_bytes']} {r['l0']} "

@@ -317,6 +317,19 @@ void print_unrolled(const char* name, std::index_sequence<I...>) {
   std::printf("\n");
 }
 
+/// Prints the layers whose output leaves by groups of channel tiles, each with the commands
+/// that saves (plan/output_group.hpp), for bench/runtime/code_cost.py, which adds what the
+/// cost model takes off for them (cost::output_command_cycles each) back before its fit.
+template <class Net>
+void print_groups(const char* name) {
+  std::printf("output groups %s:", name);
+  for (std::size_t k = 1; k < Net::size; ++k) {
+    const int saved = output_commands_saved(plan_of<Net, P>.layers[k]);
+    if (saved > 0) std::printf(" %zu:%d", k, saved);
+  }
+  std::printf("\n");
+}
+
 /// Prints the layers whose plan cuts them in more than one row or column tile (their loop
 /// nests take the spatial path), for bench/runtime/code_cost.py, which fits the spatial path's
 /// per-tile term (cost::loop_cost::spatial_tile_cycles) apart.
@@ -446,6 +459,7 @@ void run_network(const char* name, counters empty_fork) {
               percent(total.cycles - stand_in.cycles, total_compute));
   print_unrolled<Net>(name, std::make_index_sequence<Net::size>{});
   print_spatial<Net>(name);
+  print_groups<Net>(name);
 }
 
 /// The same network run the way the cluster firmware runs it (examples/firmware/cluster):

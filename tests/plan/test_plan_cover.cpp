@@ -190,15 +190,20 @@ void check_layer(const std::string& where, const layer& l, const layer_plan& q, 
     EXPECT_EQ(q.x_copies, 2);
   }
   if (tiles > 1) {
-    // A linear layer may keep its whole output in one buffer, sent at the end of the run;
-    // else its buffers hold whole channel tiles.
+    // A linear layer, or a channel-major convolution whose every tile is a channel tile of
+    // its own (output groups), may keep its whole output in one buffer, sent at the end of the
+    // run; else its buffers hold whole channel tiles (one tile's outputs, or a group's).
     const int eb = l.output_bytes_per_element();
-    if (l.kind == op::linear && q.y_copies == 1) {
-      EXPECT_EQ(q.y_bytes, l.out.c * eb);
+    const bool groups = l.kind == op::linear || (l.kind == op::conv && q.out_chw && !q.spatial());
+    const std::int64_t tile = std::int64_t{q.tile_h} * q.tile_w * q.tile_c * eb;
+    if (groups && q.y_copies == 1) {
+      EXPECT_EQ(q.y_bytes, std::int64_t{l.out.h} * l.out.w * l.out.c * eb);
     } else {
       EXPECT_EQ(q.y_copies, 2);
-      if (l.kind == op::linear) {
-        EXPECT_EQ(q.y_bytes % (q.tile_c * eb), 0);
+      if (groups) {
+        EXPECT_EQ(q.y_bytes % tile, 0);
+      } else {
+        EXPECT_EQ(q.y_bytes, tile);
       }
     }
   }

@@ -376,3 +376,77 @@ TEST(PlanLayout, DepthwiseProducersInWholeRows) {
   EXPECT_GT(switched, 0);
   EXPECT_GT(kept, 0);  // wide_rows: whole rows would cost more than they save
 }
+
+namespace {
+
+using ctile::plan_detail::align4;
+
+// Output groups (choose_output_groups), checked against a search written out here: a
+// channel-major convolution whose every tile is a channel tile of its own takes, of the
+// groups whose L1 buffers (two of g channel tiles, or one of the whole output) fit next to
+// its other buffers and whose command is within the platform's limit, the one that saves the
+// most (a command per tile saved, less the last group's longer transfer); every other plan
+// sends each tile's output on its own (a linear layer aside).
+void check_groups(const std::string& name, const test::planned& r, const platform& p,
+                  int& grouped) {
+  for (std::size_t i = 1; i < r.layers.size(); ++i) {
+    const layer_plan& q = r.plans[i];
+    SCOPED_TRACE(name + " layer " + std::to_string(i));
+    if (q.kind == op::linear) continue;
+    const int g = q.y_group(r.layers[i].output_bytes_per_element());
+    const bool eligible =
+        q.kind == op::conv && q.out_chw && q.n_h == 1 && q.n_w == 1 && q.n_c > 1 && q.n_k == 1;
+    if (!eligible) {
+      EXPECT_TRUE(g == 1 || q.n_c == 1) << "group " << g;
+      continue;
+    }
+    const std::int64_t plane = std::int64_t{r.layers[i].out.h} * r.layers[i].out.w;
+    const std::int64_t others =
+        std::int64_t{q.x_copies} * (align4(q.x_bytes) + align4(q.x2_bytes)) +
+        std::int64_t{q.w_copies} * (align4(q.w_bytes) + align4(q.kl_bytes)) +
+        align4(q.scratch_bytes);
+    EXPECT_EQ(others + std::int64_t{q.y_copies} * align4(q.y_bytes), q.l1.total);
+    int best = 1;
+    std::int64_t most = 0;
+    for (int k = 2; k <= q.n_c; ++k) {
+      const bool whole = k >= q.n_c;
+      const std::int64_t one = (whole ? r.layers[i].out.c : std::int64_t{k} * q.tile_c) * plane;
+      if (one > p.dma_command_limit()) continue;
+      const std::int64_t l1 = others + (whole ? 1 : 2) * ((one + 3) / 4 * 4);
+      if (l1 > p.l1_budget()) continue;
+      const int sent = (q.n_c + k - 1) / k;
+      const int in_last = q.n_c - (sent - 1) * k;  // channel tiles of the last group
+      const std::int64_t longer = std::int64_t{in_last - 1} * q.tile_c * plane;
+      const std::int64_t s = std::int64_t{q.n_c - sent} * cost::output_command_cycles -
+                             (longer * 1000 + p.dma_bytes_per_kcycle - 1) / p.dma_bytes_per_kcycle;
+      if (s > most) most = s, best = k;
+    }
+    EXPECT_EQ(g, best);
+    EXPECT_EQ(q.y_copies, g >= q.n_c ? 1 : 2);
+    grouped += g > 1;
+  }
+}
+
+TEST(PlanLayout, OutputGroupsOfChannelMajorConvolutions) {
+  int grouped = 0;
+  for (const platform& p : {gap8, gap8.with_l1(48 * 1024), gap8.with_l1(96 * 1024)})
+    for (const auto& n : test::example_networks())
+      check_groups(std::string(n.name) + " on " + p.name.c_str(),
+                   test::plan_at_run_time(n.layers, p, objective::model), p, grouped);
+  EXPECT_GT(grouped, 10);
+  // MobileNet-v1 1.0-128 on GAP-8: its pointwise layers 7-12 (channel-major outputs, one
+  // spatial tile) send their outputs by groups.
+  for (const auto& n : test::example_networks()) {
+    if (std::string(n.name) != "mobilenet_v1_1.0_128") continue;
+    const auto r = test::plan_at_run_time(n.layers, gap8, objective::model);
+    for (std::size_t i = 1; i < r.layers.size(); ++i) {
+      const std::string nm = r.layers[i].name.c_str();
+      for (const char* pw : {"pw7", "pw8", "pw9", "pw10", "pw11", "pw12"})
+        if (nm == pw) {
+          EXPECT_GT(r.plans[i].y_group(1), 1) << pw;
+        }
+    }
+  }
+}
+
+}  // namespace

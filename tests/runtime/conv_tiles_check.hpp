@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <ctile/ctile.hpp>
 #include <ctile/hal/host.hpp>
+#include <ctile/plan/output_group.hpp>
 #include <ctile/platform/gap8.hpp>
 #include <ctile/reference/reference.hpp>
 #include <ctile/schedule/conv_tiles.hpp>
@@ -103,6 +105,9 @@ outcome run(loop which, const std::vector<stripe>& stripes, const layer_params& 
   schedule::pack_weights(L, schedule::weight_block_channels(L, P), prm, w,
                          schedule::weight_block_k(L, P));
 
+  // The constant data past the output, as packed: no command may write there.
+  const std::vector<std::uint8_t> packed(w, w + prm.weights.size() + 4 * nc);
+
   hal::host_dma dma(mem);
   hal::host_cluster cluster(cores, hal::cluster_mode::deterministic);
   outcome o;
@@ -172,12 +177,19 @@ outcome run(loop which, const std::vector<stripe>& stripes, const layer_params& 
   }
   mem.finish();
   for (const auto& viol : mem.violations()) o.problems.push_back(viol.text);
+  if (!std::equal(packed.begin(), packed.end(), w))
+    o.problems.push_back("L2 past the output (the constant data) was written");
   o.commands = mem.counters().commands_on(hal::traffic_path::l2_to_l1) +
                mem.counters().commands_on(hal::traffic_path::l1_to_l2);
   const auto n = static_cast<std::size_t>(L.out.elements());
   o.values.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
-    if (L.output() == output_kind::i32) {
+    if (P.out_chw) {  // value i (HWC order) from its channel's plane (8-bit outputs)
+      const auto c = i % static_cast<std::size_t>(L.out.c);
+      const auto pixel = i / static_cast<std::size_t>(L.out.c);
+      const std::uint8_t b = out[c * static_cast<std::size_t>(L.out.h * L.out.w) + pixel];
+      o.values[i] = L.out_range.is_signed() ? static_cast<std::int8_t>(b) : b;
+    } else if (L.output() == output_kind::i32) {
       std::int32_t v32;
       std::memcpy(&v32, out + 4 * i, 4);
       o.values[i] = v32;
@@ -200,6 +212,13 @@ constexpr layer_plan striped(layer_plan p, int c) {
   return p;
 }
 
+/// Plan `p` with its output kept channel-major in L2 (as choose_channel_major keeps a depthwise
+/// layer's input), in buffers of `g` channel tiles (with_output_group; 1: one tile each).
+constexpr layer_plan channel_major(layer_plan p, int g = 1) {
+  p.out_chw = true;
+  return g > 1 ? with_output_group(p, g) : p;
+}
+
 /// Whether the specialised loop unrolls layer `L` planned as `P` when it runs whole.
 template <layer L, layer_plan P>
 constexpr bool unrolls() {
@@ -211,10 +230,11 @@ constexpr bool unrolls() {
 
 // Checks layer `I` of `Net` planned as `P` over each list of stripes, against the reference and
 // the generic loop's command count. `Special`: whether the specialised loop takes the plan
-// (else run_tiles_static runs the generic loop). `span_c`: see run().
+// (else run_tiles_static runs the generic loop). `span_c`: see run(). Returns the commands of
+// each list of stripes.
 template <class Net, layer_plan P, bool Special = true, std::size_t I = 1>
-void check(const std::vector<std::vector<stripe>>& runs, int cores, std::uint32_t seed,
-           int span_c = 0) {
+std::vector<std::uint64_t> check(const std::vector<std::vector<stripe>>& runs, int cores,
+                                 std::uint32_t seed, int span_c = 0) {
   constexpr layer L = Net::layers[I];
   static_assert((schedule::conv_detail::specialised<L, P>() ||
                  schedule::linear_detail::specialised<L, P>()) == Special,
@@ -240,12 +260,15 @@ void check(const std::vector<std::vector<stripe>>& runs, int cores, std::uint32_
   std::vector<std::int32_t> x2(L.kind == op::add ? x.size() : 0);
   for (auto& v : x2) v = L.input_bytes_per_element(1) == 2 ? wide2(rng) : px(rng);
   const auto expected = reference::run_layer(L, prm, x, x2);
-  ASSERT_EQ(expected.size(), static_cast<std::size_t>(L.out.elements()));
+  std::vector<std::uint64_t> commands;
+  EXPECT_EQ(expected.size(), static_cast<std::size_t>(L.out.elements()));
+  if (expected.size() != static_cast<std::size_t>(L.out.elements())) return commands;
   for (const auto& stripes : runs) {
+    commands.push_back(0);
     for (auto mode : {hal::completion::at_wait, hal::completion::random}) {
-      SCOPED_TRACE(testing::Message()
-                   << "tiles " << P.tile_h << "x" << P.tile_w << "x" << P.tile_c << " (" << P.n_h
-                   << "x" << P.n_w << "x" << P.n_c << "), " << stripes.size() << " stripe(s)");
+      SCOPED_TRACE(testing::Message() << "tiles " << P.tile_h << "x" << P.tile_w << "x" << P.tile_c
+                                      << " (" << P.n_h << "x" << P.n_w << "x" << P.n_c << "), "
+                                      << stripes.size() << " stripe(s), seed " << seed);
       const outcome o =
           run<Net, P, I>(loop::specialised, stripes, prm, x, x2, mode, seed, cores, span_c);
       for (const auto& s : o.problems) ADD_FAILURE() << s;
@@ -256,6 +279,7 @@ void check(const std::vector<std::vector<stripe>>& runs, int cores, std::uint32_
           run<Net, P, I>(loop::generic, stripes, prm, x, x2, mode, seed, cores, span_c);
       EXPECT_EQ(o.commands, g.commands);
       EXPECT_EQ(o.values, g.values);
+      commands.back() = o.commands;
       // A whole layer the loop unrolls: the rolled loop too, the same commands and values.
       if constexpr (unrolls<L, P>()) {
         const outcome r =
@@ -266,6 +290,7 @@ void check(const std::vector<std::vector<stripe>>& runs, int cores, std::uint32_
       }
     }
   }
+  return commands;
 }
 
 using conv3x3 = network<input(19, 23, 8), conv2d(12, 3).same().bn().requantized(1, 512)>;

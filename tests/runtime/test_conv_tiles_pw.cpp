@@ -142,4 +142,56 @@ TEST(ConvTiles, LinearOutputBeyondOneCommand) {
   check<fc_tall, single_buffered(p)>({{{0, 1, 0, 8200}}}, 3, 35);
 }
 
+// Channel-major outputs with one spatial tile in buffers of several channel tiles
+// (plan::choose_output_groups): each tile writes its planes after the previous one's and a
+// buffer leaves in one command once full or when the call ends. Against the reference and the
+// generic loop; the commands saved counted from the stripes: a call of t channel tiles sends
+// ceil(t / g) outputs instead of t.
+using pw_deep = network<input(8, 8, 64), pointwise(52).bn().requantized(1, 1024)>;
+using conv_deep =
+    network<input(6, 5, 8), conv2d(20, 3).same().with_bias().bn().requantized(1, 512)>;
+
+// Commands saved by groups of `g` over calls of `tiles[k]` channel tiles each.
+std::uint64_t saved_by(int g, std::initializer_list<int> tiles) {
+  std::uint64_t s = 0;
+  for (int t : tiles) s += static_cast<std::uint64_t>(t - (t + g - 1) / g);
+  return s;
+}
+
+TEST(ConvTiles, ChannelMajorOutputGroups) {
+  constexpr layer_plan p = plan_with(pw_deep::layers[1], 8, 8, 8);  // 7 channel tiles, last 4
+  static_assert(p.n_c == 7 && p.last_c == 4 && !p.spatial());
+  constexpr layer_plan one = channel_major(p), three = channel_major(p, 3);
+  static_assert(three.y_bytes == 3 * 8 * 8 * 8 && three.y_copies == 2 && three.y_group(1) == 3 &&
+                three.l1.total == p.l1.total + 2 * 2 * 8 * 8 * 8);
+  const std::vector<std::vector<stripe>> runs = {{{0, 8, 0, 52}},
+                                                 {{0, 8, 0, 24}, {0, 8, 24, 52}},
+                                                 {{0, 8, 0, 8}, {0, 8, 8, 40}, {0, 8, 40, 52}}};
+  const auto base = check<pw_deep, one>(runs, 8, 41);
+  const auto grouped = check<pw_deep, three>(runs, 8, 42);
+  ASSERT_EQ(base.size(), 3u);
+  ASSERT_EQ(grouped.size(), 3u);
+  EXPECT_EQ(base[0] - grouped[0], saved_by(3, {7}));
+  EXPECT_EQ(base[1] - grouped[1], saved_by(3, {3, 4}));
+  EXPECT_EQ(base[2] - grouped[2], saved_by(3, {1, 4, 2}));
+  // Single-buffered, a group of two, the whole output in one buffer, across weight stripes.
+  check<pw_deep, single_buffered(three)>(runs, 3, 43);
+  const auto two = check<pw_deep, channel_major(p, 2)>(runs, 8, 44);
+  EXPECT_EQ(base[0] - two[0], saved_by(2, {7}));
+  constexpr layer_plan whole = channel_major(p, 7);
+  static_assert(whole.y_copies == 1 && whole.y_bytes == 52 * 8 * 8 && whole.y_group(1) == 7);
+  const auto all = check<pw_deep, whole>(runs, 8, 45);
+  EXPECT_EQ(base[2] - all[2], saved_by(7, {1, 4, 2}));
+  // Weight stripes of two channel tiles: the groups of three span them.
+  check<pw_deep, striped(three, 16)>({{{0, 8, 0, 52}}, {{0, 8, 0, 32}, {0, 8, 32, 52}}}, 8, 46, 16);
+  // A 3 x 3 convolution (im2col, padding), 4 channel tiles of 6, the last of 2.
+  constexpr layer_plan c = plan_with(conv_deep::layers[1], 6, 5, 6);
+  static_assert(c.n_c == 4 && c.last_c == 2 && !c.spatial());
+  const std::vector<std::vector<stripe>> cruns = {{{0, 6, 0, 20}}, {{0, 6, 0, 6}, {0, 6, 6, 20}}};
+  const auto cbase = check<conv_deep, channel_major(c)>(cruns, 8, 47);
+  const auto cgrouped = check<conv_deep, channel_major(c, 3)>(cruns, 5, 48);
+  EXPECT_EQ(cbase[0] - cgrouped[0], saved_by(3, {4}));
+  EXPECT_EQ(cbase[1] - cgrouped[1], saved_by(3, {1, 3}));
+}
+
 }  // namespace

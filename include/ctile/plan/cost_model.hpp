@@ -178,10 +178,10 @@ struct loop_cost {
 // Measured on the _rolled and _unrolled variants of CIFAR-10, MobileNet-v1 1.0-128 and the
 // residual network (bench/runtime/code_cost.sh). Fields: code_bytes, tile_path_bytes,
 // layer_l2_reads, tile_l2_reads, layer_cycles, tile_cycles, spatial_tile_cycles.
-inline constexpr loop_cost loop_cost_conv{1872, 369, 1, 0, 187, 118, 28};
-inline constexpr loop_cost loop_cost_depthwise{2256, 523, 1, 0, 309, 185, 0};
-inline constexpr loop_cost loop_cost_linear{1400, 482, 1, 0, 352, 120, 0};
-inline constexpr loop_cost loop_cost_pool{1392, 24, 1, 0, 0, 283, 0};
+inline constexpr loop_cost loop_cost_conv{1880, 333, 1, 0, 216, 119, 25};
+inline constexpr loop_cost loop_cost_depthwise{2240, 529, 1, 0, 323, 184, 0};
+inline constexpr loop_cost loop_cost_linear{1408, 477, 1, 0, 351, 121, 0};
+inline constexpr loop_cost loop_cost_pool{1376, 40, 1, 0, 0, 282, 0};
 
 static_assert(loop_cost_conv.spatial_tile_cycles >= 0 &&
                   loop_cost_depthwise.spatial_tile_cycles >= 0 &&
@@ -275,7 +275,7 @@ struct unrolled_cost {
   int tile_cycles = 0;
 };
 // Fields: run_bytes, tile_bytes, run_cycles, tile_cycles (bench/runtime/code_cost.sh).
-inline constexpr unrolled_cost loop_cost_unrolled{868, 191, 292, 99};
+inline constexpr unrolled_cost loop_cost_unrolled{872, 191, 295, 94};
 
 /// The platform whose code fetch the executor's unroll decision weighs code bytes with: the
 /// loop nests are the same code on every target, written for the cluster (gap8's figures are
@@ -814,6 +814,12 @@ constexpr std::int64_t channel_lower_bound(const tiling_problem& P, const split_
 /// four depthwise layers planned both ways under the tests' cluster timing model
 /// (bench/README.md, "A channel tile's parameter commands").
 inline constexpr int param_command_cycles = 100;
+
+/// [sim] what core 0 saves per output command that an output group (plan/output_group.hpp)
+/// makes unnecessary: the command's programming and its wait less the group's bookkeeping; 41
+/// to 65 cycles a command measured on MobileNet-v1 1.0-128's pointwise layers 8 and 12 grouped
+/// and not under the tests' cluster timing model (bench/README.md, "Output groups").
+inline constexpr int output_command_cycles = 55;
 
 /// Whether every channel tile's weights end on a word: `tc` channels a tile, the last tile's
 /// `lc`, `wk` bytes each (the last K tile's of a linear layer cut in K). Only then can a tile's

@@ -99,6 +99,16 @@ struct layer_plan {
   /// spatial path, cost::loop_cost::spatial_tile_cycles), where otherwise every tile is a
   /// channel tile of its own.
   [[nodiscard]] constexpr bool spatial() const { return n_h * n_w > 1; }
+  /// Channel tiles per output buffer (`eb`: the output's bytes per element): each tile writes
+  /// its outputs after the previous one's, and the buffer goes to L2 in one command once full
+  /// (or at the end of the loop nest's call). 1 for most plans; a linear layer's group
+  /// (linear_y_group), and a channel-major convolution's with one spatial tile
+  /// (choose_output_groups); every channel tile when one buffer holds the whole output.
+  [[nodiscard]] constexpr int y_group(int eb) const {
+    if (y_copies == 1) return n_c;
+    const int tile = tile_h * tile_w * tile_c * eb;
+    return tile > 0 && y_bytes / tile > 1 ? y_bytes / tile : 1;
+  }
 };
 
 /// Weights per output channel of a channel tile's last K tile, the bytes its parameters follow

@@ -19,6 +19,7 @@
 #include "ctile/plan/cost_model.hpp"
 #include "ctile/plan/imported.hpp"
 #include "ctile/plan/layer_plan.hpp"
+#include "ctile/plan/output_group.hpp"
 #include "ctile/plan/search.hpp"
 #include "ctile/platform/platform.hpp"
 
@@ -805,6 +806,7 @@ constexpr network_summary finish_network_with(std::span<const layer> ls, const p
     s.budget = budget;
   }
   choose_channel_major(ls, plans, l2);
+  choose_output_groups(plans, p);
   for (int i = 0; i < n; ++i) {
     s.cycles += plans[static_cast<std::size_t>(i)].cycles;
     s.macs += plans[static_cast<std::size_t>(i)].macs;
@@ -974,6 +976,7 @@ constexpr network_summary finish_network_imported(std::span<const layer> ls, con
   if (st.over_step >= 0)
     return fail(st.over_step, C::l2_stack_exceeds_budget, st.over_bytes, budget);
   choose_channel_major(ls, plans, l2);
+  choose_output_groups(plans, p);
   for (int i = 0; i < n; ++i) {
     s.cycles += plans[static_cast<std::size_t>(i)].cycles;
     s.macs += plans[static_cast<std::size_t>(i)].macs;

@@ -278,7 +278,22 @@ constexpr command_shapes shapes_of(const hal::dma_limits& lim) {
       }
     }
   }
+  // An output group's command (conv_loop), the largest: its channel tiles' planes.
+  constexpr int yg = P.y_group(T::eb);
+  const int gn = yg * P.tile_c < L.out.c ? yg * P.tile_c : L.out.c;
+  if constexpr (yg > 1) {
+    const one_command out =
+        box_command(gn, T::rows[0].out_size, T::cols[0].out_size, T::out_row, T::out_plane, lim);
+    s.single = s.single && out.ok;
+    s.out_1d = s.out_1d && !out.p.is_2d();
+    s.out_2d = s.out_2d && out.p.is_2d();
+  }
   if (!s.single) return s;
+  if constexpr (yg > 1)
+    s.single =
+        box_piece(s.out_mode(), true, gn, T::rows[0].out_size, T::cols[0].out_size, T::out_row,
+                  T::out_plane) ==
+        box_command(gn, T::rows[0].out_size, T::cols[0].out_size, T::out_row, T::out_plane, lim).p;
   // The commands the loop programs are those.
   for (const axis_entry& ty : T::rows) {
     for (const axis_entry& tx : T::cols) {
@@ -687,6 +702,39 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
 
   const auto body = [&](int core) { env.template run_kernel_as<variant_of(L, P)>(kk, a, core); };
 
+  // Output buffers of `yg` channel tiles (a channel-major output with one spatial tile,
+  // plan::choose_output_groups): each tile writes its planes at `y_at`, after the previous
+  // one's; the buffer, from `y_from` on, leaves in one command once full (`y_at` reaches
+  // `y_end`) or when the call ends, to `y_l2`, after the other buffer's command is done (one
+  // command in flight: it started a group of kernels ago), and the other buffer is next.
+  // Otherwise every tile sends its own output.
+  constexpr int yg = P.y_group(T::eb);
+  constexpr bool grouped = yg > 1;
+  static_assert(!grouped || (channel_only && P.out_chw && T::eb == 1 && S.out_mode() != 2),
+                "Output groups are for channel-major outputs with one spatial tile.");
+  [[maybe_unused]] constexpr int y_tile = P.tile_c * T::out_plane;
+  [[maybe_unused]] std::uint8_t* y_from = l1 + P.l1.y[0];
+  [[maybe_unused]] std::uint8_t* y_at = y_from;
+  [[maybe_unused]] std::uint8_t* y_end = y_from + yg * y_tile;
+  [[maybe_unused]] std::uint8_t* y_l2 = v.y + (y_bias + ic0 * y_tile);
+  [[maybe_unused]] slot& ysg = ys[0];
+  // Sends the buffer's `n` bytes: a full group's, or at the end of the call what is left.
+  const auto send_group = [&](std::uint32_t n) CTILE_INLINE {
+    ysg.wait(dma);
+    if constexpr (S.single)
+      start_one<1>(dma, ysg, dma_dir::l1_to_l2, dma_piece{0, 0, n, 0, 0}, y_from, y_l2);
+    else
+      copy_box(dma, ysg, dma_dir::l1_to_l2, y_from, y_l2, 1, 1, static_cast<int>(n),
+               static_cast<int>(n), static_cast<int>(n));
+    y_l2 += n;
+    if constexpr (y_dual)
+      y_from = y_from == l1 + P.l1.y[0] ? l1 + P.l1.y[1] : l1 + P.l1.y[0];
+    else
+      ysg.wait(dma);  // one buffer: the next group writes where this one is read
+    y_at = y_from;
+    y_end = y_from + yg * y_tile;
+  };
+
   int ic = ic0, iy = iy0, ix = 0;
   const bool one_spatial = channel_only || (iy1 - iy0) * nx == 1;
   if (XAlt || (!per_c && one_spatial)) load_x(iy, ix, ic, 0);  // else each tile loads its own
@@ -725,10 +773,16 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
       if (per_c || !one_spatial) load_x(iy, ix, ic, 0);
       wait_x(0);
     }
-    ys[yb].wait(dma);  // the output buffer is free once its previous transfer is done
+    // The output buffer is free once its previous transfer is done.
+    if constexpr (grouped) {
+      a.out = y_at;
+      y_at += y_tile;
+    } else {
+      ys[yb].wait(dma);
+      a.out = l1 + P.l1.y[yb];
+    }
     a.in = l1 + P.l1.x[xb];
     if constexpr (add) a.in2 = l1 + P.l1.x2[xb];
-    a.out = l1 + P.l1.y[yb];
     env.check_tile(kk, a, P.scratch_bytes);
     {
       [[maybe_unused]] auto reading = env.reading(a.in, a.h_in * a.w_in * a.c_in * xe);
@@ -746,7 +800,9 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
     }
     const axis_entry& ty = row_of(iy);
     const axis_entry& tx = col_of(ix);
-    if constexpr (P.out_chw)
+    if constexpr (grouped) {
+      // (A full group leaves as the loop steps past it; the call's last, after the loop.)
+    } else if constexpr (P.out_chw)
       box.template operator()<S.out_mode()>(ys[yb], dma_dir::l1_to_l2, l1 + P.l1.y[yb],
                                             v.y + (y_bias + ty.out_off + tx.out_off + c_off),
                                             P.n_w == 1, a.c_out, ty.out_size, tx.out_size,
@@ -757,6 +813,9 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
           v.y + (y_bias + ty.out_off + tx.out_off + c_off), P.tile_c >= L.out.c, ty.out_size,
           tx.out_size, P.n_c == 1 ? L.out.c * T::eb : c_bytes, T::out_pixel, T::out_row);
     if (--left == 0) return false;
+    if constexpr (grouped)
+      if (y_at == y_end) [[unlikely]]
+        send_group(yg * y_tile);
     // Step to the next tile.
     if constexpr (nx > 1 && !fixed_args(T::col_line)) set_col(nix);
     if (nix == 0) {
@@ -780,6 +839,12 @@ template <layer L, layer_plan P, bool XAlt, bool Whole, class Env>
     all(std::make_integer_sequence<int, P.n_c * P.n_h * P.n_w>{});
   } else {
     run_by_parity<XAlt || y_dual>(tile);
+  }
+  if constexpr (grouped) {
+    // The call's last group, full or not; its last channel tile may be short (the layer's
+    // last), which the buffer's place took as a whole one.
+    const int c_end = ic1 * P.tile_c < L.out.c ? ic1 * P.tile_c : L.out.c;
+    send_group(static_cast<std::uint32_t>(v.y + (y_bias + c_end * T::out_plane) - y_l2));
   }
   ys[0].wait(dma);
   ys[1].wait(dma);
@@ -1019,7 +1084,7 @@ template <layer L, layer_plan P, class Env>
   }
   // The output buffer being filled (the whole output's holds the layer's every channel), the
   // next channel tile's place in it, its first channel and the channel tiles it has room for.
-  constexpr int g = y_whole ? P.n_c : P.y_bytes / (P.tile_c * eb);
+  constexpr int g = P.y_group(eb);
   std::uint8_t* y_buf = l1 + P.l1.y[0] + (y_whole ? ic0 * P.tile_c * eb : 0);
   std::uint8_t* y_next = y_buf;
   int y_c0 = ic0 * P.tile_c, y_room = g;

@@ -590,7 +590,7 @@ template <class Env>
   load_w(ic, ik, 0);
   // The output buffer being filled (the whole output's holds the layer's every channel), the
   // next channel tile's place in it, and its first channel.
-  const int g = y_whole ? P.n_c : P.y_bytes / (P.tile_c * ebytes);
+  const int g = P.y_group(ebytes);
   std::uint8_t* y_buf = l1 + P.l1.y[0] + (y_whole ? ic0 * P.tile_c * ebytes : 0);
   std::uint8_t* y_next = y_buf;
   int y_c0 = ic0 * P.tile_c;
@@ -803,6 +803,10 @@ template <kernels::kernel_variant V = kernels::kernel_variant{}, class Env>
     const int c0 = w_key_in[b] * P.tile_c;
     point_weights(a, L, P, l1, b, merged, L.out.c - c0 < P.tile_c ? L.out.c - c0 : P.tile_c);
   };
+  // Output buffers of `yg` channel tiles (plan::choose_output_groups; a channel-major output
+  // with one spatial tile): `y_n` tiles in the current one, from channel `y_c0` on.
+  const int yg = P.y_group(ebytes);
+  int y_n = 0, y_c0 = ic0 * P.tile_c;
   coord c{ic0, iy0, 0, 0};
   // This tile's and the next tile's geometry, in two places that swap roles.
   tile_region regions[2];
@@ -856,15 +860,16 @@ template <kernels::kernel_variant V = kernels::kernel_variant{}, class Env>
       }
       if (w_dual && n.ic != c.ic) load_w(n.ic, 1 - wb);
     }
-    // The output buffer is free once its previous transfer to L2 is done.
-    ys[yb].wait(dma);
+    // The output buffer is free once its previous transfer to L2 is done. (Output groups: the
+    // tile writes after the previous ones of its group, `y_n` of them.)
+    if (y_n == 0) ys[yb].wait(dma);
 
     a.in = l1 + P.l1.x[xb];
     a.in2 = L.kind == op::add ? l1 + P.l1.x2[xb] : nullptr;
     a.h_in = r.y.in_size;
     a.w_in = r.x.in_size;
     a.c_in = r.cin_size;
-    a.out = l1 + P.l1.y[yb];
+    a.out = l1 + P.l1.y[yb] + y_n * P.tile_c * out_plane;
     a.h_out = r.y.out_size, a.w_out = r.x.out_size, a.c_out = r.c_size;
     const padding pad = r.pad();
     a.pad_t = pad.t, a.pad_b = pad.b, a.pad_l = pad.l, a.pad_r = pad.r;
@@ -882,8 +887,17 @@ template <kernels::kernel_variant V = kernels::kernel_variant{}, class Env>
         env.template run_kernel_as<V>(kk, a, core);
       });
     }
-    // Send the tile's output to L2.
-    if (P.out_chw) {  // each channel's plane of the tile (8-bit outputs)
+    // Send the tile's output to L2; an output group's, once full or with the call's last tile.
+    if (yg > 1) {
+      if (++y_n == yg || t + 1 == total) {
+        const int c_end = r.c_begin + r.c_size;
+        const std::size_t dst = static_cast<std::size_t>(y_c0) * out_plane;
+        copy_box(dma, ys[yb], dma_dir::l1_to_l2, l1 + P.l1.y[yb], v.y + dst, c_end - y_c0,
+                 r.y.out_size, r.x.out_size, L.out.w, out_plane);
+        y_n = 0, y_c0 = c_end;
+        if (y_dual) yb = 1 - yb;
+      }
+    } else if (P.out_chw) {  // each channel's plane of the tile (8-bit outputs)
       const std::size_t dst = static_cast<std::size_t>(r.c_begin) * out_plane +
                               static_cast<std::size_t>(r.y.out_begin - v.y_row0) * L.out.w +
                               static_cast<std::size_t>(r.x.out_begin);
@@ -897,7 +911,7 @@ template <kernels::kernel_variant V = kernels::kernel_variant{}, class Env>
       copy_box(dma, ys[yb], dma_dir::l1_to_l2, l1 + P.l1.y[yb], v.y + dst, r.y.out_size,
                r.x.out_size, r.c_size * ebytes, pixel, L.out.w * pixel);
     }
-    if (y_dual) yb = 1 - yb;
+    if (y_dual && yg == 1) yb = 1 - yb;
     c = n;
     tile_region* const done = rp;
     rp = rnp;
