@@ -10,7 +10,9 @@ and as many layer lines as it announces, each with positive instructions, cycles
 functions run at least as large as the bytes executed in them); each share equal to its
 counts over the modeled compute; the totals equal to the sums of the layers; with --model the
 code line (the bytes touched over the network at least the largest layer's and at most the
-layers' sum, which it states) and cycles above instructions over the network. With --qemu,
+layers' sum, which it states) and cycles above instructions over the network; the executor's
+table (its totals the layers' sums) and its run without a hook (the same forks and compute,
+fewer instructions than with the hook, no fewer than the nests'). With --qemu,
 the ELF (COMMAND's last argument) also runs under `QEMU -icount shift=0`, and every layer's
 tiles, commands and instructions must be the same in both runs: two independent RV32IMC
 implementations count the same program. With --kernels (a _kernels.elf, which runs the
@@ -32,6 +34,10 @@ EXEC_LAYER = re.compile(r"^(\d+)\s+(\w+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)
 EXEC_TOTAL = re.compile(r"^executor (\w+): (\d+) instructions, (\d+) cycles, (\d+) modeled "
                         r"compute cycles: (\d+\.\d\d)% instructions, (\d+\.\d\d)% cycles "
                         r"\(without the fork stand-in, (\d+) forks: (-?\d+\.\d\d)%\)$")
+EXEC_WHOLE = re.compile(r"^executor (\w+) without a hook: (\d+) instructions, (\d+) cycles, "
+                        r"(\d+) modeled compute cycles: (\d+\.\d\d)% instructions, "
+                        r"(\d+\.\d\d)% cycles \(without the fork stand-in, (\d+) forks: "
+                        r"(-?\d+\.\d\d)%\)$")
 CODE = re.compile(r"^code (\w+): (\d+) bytes touched \((\d+) lines of 16 B; (\d+) over the "
                   r"layers\), (\d+) instruction bytes executed, (\d+) bytes of the functions "
                   r"run$")
@@ -133,6 +139,21 @@ def main():
                  "executor shares wrong")
             si = sum(int(b[4]) for b in layers)
             need(int(ei) >= si, f"executor {ei} instructions, below the nests' {si}")
+            # The inference again without the hook: the same forks, the same compute, fewer
+            # instructions (no hook's call between the layers), still all the nests'.
+            whole = [EXEC_WHOLE.match(ln) for ln in lines
+                     if ln.startswith(f"executor {name} without a hook")]
+            need(len(whole) == 1 and whole[0] is not None, "no executor line without a hook")
+            if whole and whole[0] is not None:
+                _, wi, wc, wcomp, wip, wcp, wf, _ = whole[0].groups()
+                _, _, _, _, _, _, ef, _ = etot[0].groups()
+                need(wcomp == ecomp and wf == ef,
+                     f"without a hook: {wcomp} compute, {wf} forks; with: {ecomp}, {ef}")
+                need(si <= int(wi) < int(ei),
+                     f"without a hook: {wi} instructions, not in [{si}, {ei})")
+                need(int(wc) >= int(wi), f"without a hook: {wc} cycles below {wi} instructions")
+                need(share_ok(int(wi), int(wcomp), wip) and share_ok(int(wc), int(wcomp), wcp),
+                     "shares without a hook wrong")
     kern = [KERNELS.match(ln) for ln in lines if ln.startswith("kernels ")]
     if with_kernels:
         need(len(kern) == 1 and kern[0] is not None, "no kernels line")

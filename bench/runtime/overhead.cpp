@@ -53,9 +53,11 @@ using namespace ctile;
 /// id; to wait, a load of the status and a store that frees the transfer's counter (as
 /// pulp-runtime's plp_dma_wait and the GAP SDK's pi_cl_dma_cmd_wait do on the mchan) — into a
 /// volatile stand-in, and moves nothing. So every command costs what writing it to the
-/// hardware costs, and no compiler can elide it. (`commands` is the bench's own count, three
-/// instructions a command inside the figures.)
-struct null_dma {
+/// hardware costs, and no compiler can elide it. With `Count` it also counts its commands:
+/// the bench's own bookkeeping, which no HAL does, so only an untimed run counts
+/// (count_transfers) and the timed runs use null_dma.
+template <bool Count>
+struct basic_null_dma {
   static constexpr hal::dma_limits limits = hal::gap8_dma_limits;
   struct handle {
     std::uint32_t id = 0;
@@ -66,7 +68,7 @@ struct null_dma {
     ctile_dma_queue.l1 = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(l1));
     ctile_dma_queue.l2 = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(l2));
     h.id = ctile_dma_queue.id;
-    ++commands;
+    if constexpr (Count) ++commands;
   }
   void copy_2d(hal::dma_dir d, void* l1, void* l2, std::uint32_t n, std::uint32_t line,
                std::uint32_t stride, handle& h) {
@@ -76,7 +78,7 @@ struct null_dma {
     ctile_dma_queue.stride = stride;
     ctile_dma_queue.length = line;
     h.id = ctile_dma_queue.id;
-    ++commands;
+    if constexpr (Count) ++commands;
   }
   void wait(handle& h) {
     while ((ctile_dma_queue.status >> (h.id & 31u)) & 1u) {
@@ -85,11 +87,15 @@ struct null_dma {
     h.id = 0;
   }
 };
+using null_dma = basic_null_dma<false>;
+using counting_dma = basic_null_dma<true>;
 
 /// The L3 memory's stand-in: each transfer programmed as the HyperRAM's uDMA channel is (stores
 /// of the external address, the L2 address, the size and the start, a load of the id; a load
-/// of the status to wait), into the same volatile stand-in, moving nothing.
-struct null_l3 {
+/// of the status to wait), into the same volatile stand-in, moving nothing; with `Count` it
+/// counts its transfers (as basic_null_dma its commands: in the untimed run only).
+template <bool Count>
+struct basic_null_l3 {
   struct read_handle {
     std::uint32_t id = 0;
   };
@@ -111,15 +117,17 @@ struct null_l3 {
   }
   void read(void* l2, std::uint32_t addr, std::uint32_t n, read_handle& h) {
     h.id = start(addr, l2, n, 1);
-    ++transfers;
+    if constexpr (Count) ++transfers;
   }
   void write(std::uint32_t addr, void* l2, std::uint32_t n, write_handle& h) {
     h.id = start(addr, l2, n, 2);
-    ++transfers;
+    if constexpr (Count) ++transfers;
   }
   void wait(read_handle& h) { await(h.id); }
   void wait(write_handle& h) { await(h.id); }
 };
+using null_l3 = basic_null_l3<false>;
+using counting_l3 = basic_null_l3<true>;
 
 /// The core's counters: minstret (0xB02) and mcycle (0xB00), read as words because this
 /// assembler wants Zicsr for `csrr`. Under QEMU with -icount shift=0, minstret counts
@@ -343,12 +351,47 @@ void print_spatial(const char* name) {
   std::printf("\n");
 }
 
+/// Each layer's DMA commands and L3 transfers in one inference.
+struct layer_transfers {
+  std::uint32_t commands = 0, l3 = 0;
+};
+
+/// Counts each layer's DMA commands and L3 transfers in an untimed inference through the
+/// executor with the counting stand-ins (counting_dma, counting_l3) and no kernels. The timed
+/// runs below program the same commands without the count (the executor's path runs each
+/// layer's loop nest once, issuing the same L2 <-> L1 commands as the nest run alone).
+template <class Net>
+const layer_transfers* count_transfers() {
+  using E = executor<Net, P>;
+  alignas(8) static std::uint8_t l2[E::required_l2_bytes];
+  static layer_transfers counts[Net::size];
+  static_assert(E::required_l1_bytes + sizeof(kernels::requant_plan) * Net::size <=
+                sizeof(ctile_l1_arena));
+  constexpr std::size_t q_at =
+      (sizeof(ctile_l1_arena) - sizeof(kernels::requant_plan) * Net::size) /
+      alignof(kernels::requant_plan) * alignof(kernels::requant_plan);
+  auto* quant = new (ctile_l1_arena + q_at) kernels::requant_plan[Net::size]{};
+  counting_dma dma;
+  counting_l3 l3;
+  timing_cluster cluster;
+  using env_t = schedule::exec_env<counting_dma, timing_cluster, schedule::no_checks, no_kernels>;
+  env_t env{dma, cluster, {}, P.cores};
+  layer_transfers prev{};
+  E::run_static(env, l3, std::span<const kernels::requant_plan>(quant, Net::size), ctile_l1_arena,
+                l2, [&](const schedule::layer_output& o) {
+                  counts[static_cast<std::size_t>(o.index)] = {dma.commands - prev.commands,
+                                                               l3.transfers - prev.l3};
+                  prev = {dma.commands, l3.transfers};
+                });
+  return counts;
+}
+
 /// Runs the loop nest of every layer of Net and prints one line per layer (tiles, DMA commands,
 /// instructions, cycles, then from the probe: code bytes touched = distinct 16-byte lines x 16,
 /// distinct instruction bytes executed, bytes of the functions they lie in; the modeled compute
 /// and the two shares), then the totals (bench/runtime/check_overhead.py reads them).
 template <class Net>
-void run_network(const char* name, counters empty_fork) {
+void run_network(const char* name, counters empty_fork, const layer_transfers* counts) {
   const auto& plan = plan_of<Net, P>;
   // The layer's requantization constants, in L1 past the tile buffers, where the cluster
   // firmware keeps them (examples/firmware/cluster: CTILE_L1_DATA); a copy of a constant in
@@ -390,7 +433,6 @@ void run_network(const char* name, counters empty_fork) {
     v.w_n = l.out.c;
     v.row_end = l.out.h;
     v.c_end = l.out.c;
-    const std::uint32_t c0 = dma.commands;
     const counters e0 = cluster.excess;
 #if defined(CTILE_OVERHEAD_KERNELS)
     const counters k0 = cluster.in_kernels;
@@ -410,7 +452,7 @@ void run_network(const char* name, counters empty_fork) {
     d = d - (cluster.in_kernels - k0);
 #endif
     const auto compute = static_cast<std::uint64_t>(p.l1_cycles);
-    rows[i] = {static_cast<long long>(p.tiles()), dma.commands - c0, d, r, compute};
+    rows[i] = {static_cast<long long>(p.tiles()), counts[i].commands, d, r, compute};
     total += d;
     total_compute += compute;
     line_bytes_sum += r.lines * 16;
@@ -469,10 +511,12 @@ void run_network(const char* name, counters empty_fork) {
 /// executor's constants (read-only data, in L2 under the default placement), the
 /// requantization constants in L1 past the tile buffers. Each layer's figure runs from the
 /// previous layer's hook to its own, the fork stand-in's other cores taken off as above.
-/// Prints one line per layer and an "executor" total (the 2% figure's counterpart of what the
-/// firmware's `outside` sums).
+/// Prints one line per layer and an "executor" total (the layers' sum; the firmware's `outside`
+/// sums the same way), then the inference run again without a hook, as firmware that does not
+/// look between its layers runs it: its total is the 2% figure (the hook's call and the
+/// probe's stores, a few dozen cycles a layer, are the bench's own).
 template <class Net>
-void run_executor(const char* name, counters empty_fork) {
+void run_executor(const char* name, counters empty_fork, const layer_transfers* counts) {
   using E = executor<Net, P>;
   alignas(8) static std::uint8_t l2[E::required_l2_bytes];
   static_assert(E::required_l1_bytes + sizeof(kernels::requant_plan) * Net::size <=
@@ -496,15 +540,12 @@ void run_executor(const char* name, counters empty_fork) {
 #if defined(CTILE_OVERHEAD_KERNELS)
   counters k_prev{};
 #endif
-  std::uint32_t c_prev = 0, l3_prev = 0;
   std::uint64_t f_prev = 0;
   const auto mark = [&] {
     e_prev = cluster.excess;
 #if defined(CTILE_OVERHEAD_KERNELS)
     k_prev = cluster.in_kernels;
 #endif
-    c_prev = dma.commands;
-    l3_prev = l3.transfers;
     f_prev = cluster.forks;
     probe_start();
     t_prev = now();
@@ -518,8 +559,8 @@ void run_executor(const char* name, counters empty_fork) {
 #if defined(CTILE_OVERHEAD_KERNELS)
                   d = d - (cluster.in_kernels - k_prev);
 #endif
-                  rows[static_cast<std::size_t>(o.index)] = {
-                      d, dma.commands - c_prev, l3.transfers - l3_prev, cluster.forks - f_prev};
+                  const auto i = static_cast<std::size_t>(o.index);
+                  rows[i] = {d, counts[i].commands, counts[i].l3, cluster.forks - f_prev};
                   mark();
                 });
   std::printf("executor %s: each layer through schedule::run_network\n", name);
@@ -547,6 +588,31 @@ void run_executor(const char* name, counters empty_fork) {
       static_cast<unsigned long long>(compute), percent(total.instr, compute),
       percent(total.cycles, compute), static_cast<unsigned long long>(forks),
       percent(total.cycles - stand_in, compute));
+
+  const counters e0 = cluster.excess;
+#if defined(CTILE_OVERHEAD_KERNELS)
+  const counters k0 = cluster.in_kernels;
+#endif
+  const std::uint64_t f0 = cluster.forks;
+  probe_start();
+  const counters t0 = now();
+  E::run_static(env, l3, std::span<const kernels::requant_plan>(quant, Net::size), ctile_l1_arena,
+                l2);
+  const counters t1 = now();
+  probe_stop();
+  counters whole = t1 - t0 - (cluster.excess - e0);
+#if defined(CTILE_OVERHEAD_KERNELS)
+  whole = whole - (cluster.in_kernels - k0);
+#endif
+  const std::uint64_t whole_forks = cluster.forks - f0;
+  const auto whole_stand_in = static_cast<std::uint32_t>(whole_forks * empty_fork.cycles);
+  std::printf(
+      "executor %s without a hook: %lu instructions, %lu cycles, %llu modeled compute cycles: "
+      "%.2f%% instructions, %.2f%% cycles (without the fork stand-in, %llu forks: %.2f%%)\n",
+      name, static_cast<unsigned long>(whole.instr), static_cast<unsigned long>(whole.cycles),
+      static_cast<unsigned long long>(compute), percent(whole.instr, compute),
+      percent(whole.cycles, compute), static_cast<unsigned long long>(whole_forks),
+      percent(whole.cycles - whole_stand_in, compute));
 }
 
 }  // namespace
@@ -578,7 +644,10 @@ int main() {
               static_cast<unsigned long>(empty.instr), static_cast<unsigned long>(empty.cycles));
 #define CTILE_OVERHEAD_STR2(x) #x
 #define CTILE_OVERHEAD_STR(x) CTILE_OVERHEAD_STR2(x)
-  run_network<examples::CTILE_OVERHEAD_NETWORK>(CTILE_OVERHEAD_STR(CTILE_OVERHEAD_NETWORK), empty);
-  run_executor<examples::CTILE_OVERHEAD_NETWORK>(CTILE_OVERHEAD_STR(CTILE_OVERHEAD_NETWORK), empty);
+  const layer_transfers* counts = count_transfers<examples::CTILE_OVERHEAD_NETWORK>();
+  run_network<examples::CTILE_OVERHEAD_NETWORK>(CTILE_OVERHEAD_STR(CTILE_OVERHEAD_NETWORK), empty,
+                                                counts);
+  run_executor<examples::CTILE_OVERHEAD_NETWORK>(CTILE_OVERHEAD_STR(CTILE_OVERHEAD_NETWORK), empty,
+                                                 counts);
   return 0;
 }

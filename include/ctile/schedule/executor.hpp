@@ -245,7 +245,8 @@ template <hal::l3_memory M, class Tiles>
   // The whole weights: prefetched by the previous layer, resident in L2, or loaded now.
   // Channel stripes are streamed below.
   const bool w_whole = !d.w || d.w_stripe_c >= L.out.c;
-  prefetch.wait(l3);
+  // Only the previous step uses the prefetch slot, and only to read this layer's first block.
+  if (c.weights_prefetched) prefetch.wait(l3);
   if (d.w && w_whole && !c.weights_prefetched && S.w.offset >= 0) {
     detail::l3_read_slot<M> now;
     now.read(l3, l2 + S.w.offset, static_cast<std::uint32_t>(S.l3_w),

@@ -165,7 +165,7 @@ class channel_blocks {
   [[gnu::always_inline]] channel_blocks(const l2_operands& v, int out_c)
       : s_(v.stripes), out_c_(out_c), b_{v.w, v.w_c0, v.w_n} {
     if (s_ == nullptr) return;
-    k_ = v.w_c0 / s_->c;
+    k_ = v.w_c0 > 0 ? v.w_c0 / s_->c : 0;  // (a call from the layer's first channel divides not)
     base_ = v.w - (k_ & 1) * s_->half;
     end_ = v.w_c0 + v.w_n;
   }
@@ -178,7 +178,9 @@ class channel_blocks {
   [[nodiscard]] int end() const { return end_; }
 
  private:
-  void next(int c0) {
+  // Out of line and shared by every loop nest: a stripe's entry is rare (once per stripe), and
+  // inlined its loop and call would make the nest shuffle its registers around it.
+  [[gnu::noinline]] void next(int c0) {
     while (c0 >= end_ && end_ < out_c_) {  // (no channel at or past out_c: no stripe there)
       ++k_;
       b_.c_first = end_;
