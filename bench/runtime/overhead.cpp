@@ -356,6 +356,25 @@ struct layer_transfers {
   std::uint32_t commands = 0, l3 = 0;
 };
 
+/// The L2 arena of Net's executor (its operands' addresses; nothing reads them).
+template <class Net>
+std::uint8_t* executor_l2() {
+  alignas(8) static std::uint8_t l2[executor<Net, P>::required_l2_bytes];
+  return l2;
+}
+
+/// Net's requantization constants, in L1 past the tile buffers, where the cluster firmware
+/// keeps them (examples/firmware/cluster: CTILE_L1_DATA).
+template <class Net>
+std::span<const kernels::requant_plan> executor_quant() {
+  static_assert(executor<Net, P>::required_l1_bytes + sizeof(kernels::requant_plan) * Net::size <=
+                sizeof(ctile_l1_arena));
+  constexpr std::size_t q_at =
+      (sizeof(ctile_l1_arena) - sizeof(kernels::requant_plan) * Net::size) /
+      alignof(kernels::requant_plan) * alignof(kernels::requant_plan);
+  return {new (ctile_l1_arena + q_at) kernels::requant_plan[Net::size]{}, Net::size};
+}
+
 /// Counts each layer's DMA commands and L3 transfers in an untimed inference through the
 /// executor with the counting stand-ins (counting_dma, counting_l3) and no kernels. The timed
 /// runs below program the same commands without the count (the executor's path runs each
@@ -363,26 +382,20 @@ struct layer_transfers {
 template <class Net>
 const layer_transfers* count_transfers() {
   using E = executor<Net, P>;
-  alignas(8) static std::uint8_t l2[E::required_l2_bytes];
+  std::uint8_t* l2 = executor_l2<Net>();
   static layer_transfers counts[Net::size];
-  static_assert(E::required_l1_bytes + sizeof(kernels::requant_plan) * Net::size <=
-                sizeof(ctile_l1_arena));
-  constexpr std::size_t q_at =
-      (sizeof(ctile_l1_arena) - sizeof(kernels::requant_plan) * Net::size) /
-      alignof(kernels::requant_plan) * alignof(kernels::requant_plan);
-  auto* quant = new (ctile_l1_arena + q_at) kernels::requant_plan[Net::size]{};
+  const auto quant = executor_quant<Net>();
   counting_dma dma;
   counting_l3 l3;
   timing_cluster cluster;
   using env_t = schedule::exec_env<counting_dma, timing_cluster, schedule::no_checks, no_kernels>;
   env_t env{dma, cluster, {}, P.cores};
   layer_transfers prev{};
-  E::run_static(env, l3, std::span<const kernels::requant_plan>(quant, Net::size), ctile_l1_arena,
-                l2, [&](const schedule::layer_output& o) {
-                  counts[static_cast<std::size_t>(o.index)] = {dma.commands - prev.commands,
-                                                               l3.transfers - prev.l3};
-                  prev = {dma.commands, l3.transfers};
-                });
+  E::run_static(env, l3, quant, ctile_l1_arena, l2, [&](const schedule::layer_output& o) {
+    counts[static_cast<std::size_t>(o.index)] = {dma.commands - prev.commands,
+                                                 l3.transfers - prev.l3};
+    prev = {dma.commands, l3.transfers};
+  });
   return counts;
 }
 
@@ -518,13 +531,8 @@ void run_network(const char* name, counters empty_fork, const layer_transfers* c
 template <class Net>
 void run_executor(const char* name, counters empty_fork, const layer_transfers* counts) {
   using E = executor<Net, P>;
-  alignas(8) static std::uint8_t l2[E::required_l2_bytes];
-  static_assert(E::required_l1_bytes + sizeof(kernels::requant_plan) * Net::size <=
-                sizeof(ctile_l1_arena));
-  constexpr std::size_t q_at =
-      (sizeof(ctile_l1_arena) - sizeof(kernels::requant_plan) * Net::size) /
-      alignof(kernels::requant_plan) * alignof(kernels::requant_plan);
-  auto* quant = new (ctile_l1_arena + q_at) kernels::requant_plan[Net::size]{};
+  std::uint8_t* l2 = executor_l2<Net>();
+  const auto quant = executor_quant<Net>();
   null_dma dma;
   null_l3 l3;
   timing_cluster cluster;
@@ -551,18 +559,17 @@ void run_executor(const char* name, counters empty_fork, const layer_transfers* 
     t_prev = now();
   };
   mark();
-  E::run_static(env, l3, std::span<const kernels::requant_plan>(quant, Net::size), ctile_l1_arena,
-                l2, [&](const schedule::layer_output& o) {
-                  const counters t = now();
-                  probe_stop();
-                  counters d = t - t_prev - (cluster.excess - e_prev);
+  E::run_static(env, l3, quant, ctile_l1_arena, l2, [&](const schedule::layer_output& o) {
+    const counters t = now();
+    probe_stop();
+    counters d = t - t_prev - (cluster.excess - e_prev);
 #if defined(CTILE_OVERHEAD_KERNELS)
-                  d = d - (cluster.in_kernels - k_prev);
+    d = d - (cluster.in_kernels - k_prev);
 #endif
-                  const auto i = static_cast<std::size_t>(o.index);
-                  rows[i] = {d, counts[i].commands, counts[i].l3, cluster.forks - f_prev};
-                  mark();
-                });
+    const auto i = static_cast<std::size_t>(o.index);
+    rows[i] = {d, counts[i].commands, counts[i].l3, cluster.forks - f_prev};
+    mark();
+  });
   std::printf("executor %s: each layer through schedule::run_network\n", name);
   std::printf("%-4s %-9s %6s %8s %6s %9s %9s %10s %7s\n", "#", "kind", "tiles", "commands", "l3",
               "instr", "cycles", "compute", "cycles%");
@@ -596,8 +603,7 @@ void run_executor(const char* name, counters empty_fork, const layer_transfers* 
   const std::uint64_t f0 = cluster.forks;
   probe_start();
   const counters t0 = now();
-  E::run_static(env, l3, std::span<const kernels::requant_plan>(quant, Net::size), ctile_l1_arena,
-                l2);
+  E::run_static(env, l3, quant, ctile_l1_arena, l2);
   const counters t1 = now();
   probe_stop();
   counters whole = t1 - t0 - (cluster.excess - e0);
@@ -631,14 +637,16 @@ int main() {
   {
     timing_cluster cluster;
     volatile int sink = 0;
-    // One body for both forks: two lambdas would be two thunks, and the second one's line
-    // cold or not by where it landed (an 18-cycle L2 refill in some builds, not in others).
+    // The measurement twice, the second kept: the first warms every line it touches (the
+    // stand-in's, the body's, and the timing's own around the fork, which would otherwise
+    // count an 18-cycle L2 refill in some builds and not in others, by where the code lands).
     const auto body = [&](int) { sink = 0; };
-    cluster.fork(P.cores, body);  // warms the stand-in's code
-    const counters e0 = cluster.excess;
-    const counters t0 = now();
-    cluster.fork(P.cores, body);
-    empty = now() - t0 - (cluster.excess - e0);
+    for (int pass = 0; pass < 2; ++pass) {
+      const counters e0 = cluster.excess;
+      const counters t0 = now();
+      cluster.fork(P.cores, body);
+      empty = now() - t0 - (cluster.excess - e0);
+    }
   }
   std::printf("an empty fork: %lu instructions, %lu cycles\n",
               static_cast<unsigned long>(empty.instr), static_cast<unsigned long>(empty.cycles));

@@ -178,10 +178,10 @@ struct loop_cost {
 // Measured on the _rolled and _unrolled variants of CIFAR-10, MobileNet-v1 1.0-128 and the
 // residual network (bench/runtime/code_cost.sh). Fields: code_bytes, tile_path_bytes,
 // layer_l2_reads, tile_l2_reads, layer_cycles, tile_cycles, spatial_tile_cycles.
-inline constexpr loop_cost loop_cost_conv{1808, 279, 1, 0, 230, 115, 23};
-inline constexpr loop_cost loop_cost_depthwise{2128, 484, 1, 0, 320, 175, 0};
-inline constexpr loop_cost loop_cost_linear{1368, 456, 1, 0, 351, 110, 0};
-inline constexpr loop_cost loop_cost_pool{1328, 5, 1, 0, 0, 272, 0};
+inline constexpr loop_cost loop_cost_conv{1776, 297, 1, 0, 198, 149, 26};
+inline constexpr loop_cost loop_cost_depthwise{2144, 501, 1, 0, 323, 212, 0};
+inline constexpr loop_cost loop_cost_linear{1352, 455, 1, 0, 353, 145, 0};
+inline constexpr loop_cost loop_cost_pool{1328, 45, 1, 0, 0, 313, 0};
 
 static_assert(loop_cost_conv.spatial_tile_cycles >= 0 &&
                   loop_cost_depthwise.spatial_tile_cycles >= 0 &&
@@ -275,7 +275,7 @@ struct unrolled_cost {
   int tile_cycles = 0;
 };
 // Fields: run_bytes, tile_bytes, run_cycles, tile_cycles (bench/runtime/code_cost.sh).
-inline constexpr unrolled_cost loop_cost_unrolled{872, 175, 287, 92};
+inline constexpr unrolled_cost loop_cost_unrolled{872, 175, 316, 128};
 
 /// The platform whose code fetch the executor's unroll decision weighs code bytes with: the
 /// loop nests are the same code on every target, written for the cluster (gap8's figures are
