@@ -290,6 +290,30 @@ probe_report probe_stop() {
           ctile_code_probe.all_lines, ctile_code_probe.all_bytes, ctile_code_probe.all_functions};
 }
 
+/// What `run` costs core 0, timed between a start and a stop of the code-fetch probe (its
+/// report in `r`): the fork stand-in's other cores taken off and, with the kernels run, the
+/// slowest cores' time in them (not the schedule's); `forks` counts the forks it made.
+template <class Cluster, class F>
+[[gnu::always_inline]] inline counters timed(Cluster& cluster, F&& run, probe_report& r,
+                                             std::uint64_t& forks) {
+  const counters e0 = cluster.excess;
+#if defined(CTILE_OVERHEAD_KERNELS)
+  const counters k0 = cluster.in_kernels;
+#endif
+  const std::uint64_t f0 = cluster.forks;
+  probe_start();
+  const counters t0 = now();
+  run();
+  const counters t1 = now();
+  r = probe_stop();
+  counters d = t1 - t0 - (cluster.excess - e0);
+#if defined(CTILE_OVERHEAD_KERNELS)
+  d = d - (cluster.in_kernels - k0);
+#endif
+  forks += cluster.forks - f0;
+  return d;
+}
+
 /// A count, or "-" when the simulator did not report it (0: under QEMU).
 void print_count(std::uint32_t v) {
   if (v == 0)
@@ -356,24 +380,33 @@ struct layer_transfers {
   std::uint32_t commands = 0, l3 = 0;
 };
 
-/// The L2 arena of Net's executor (its operands' addresses; nothing reads them).
-template <class Net>
-std::uint8_t* executor_l2() {
-  alignas(8) static std::uint8_t l2[executor<Net, P>::required_l2_bytes];
-  return l2;
-}
-
-/// Net's requantization constants, in L1 past the tile buffers, where the cluster firmware
-/// keeps them (examples/firmware/cluster: CTILE_L1_DATA).
-template <class Net>
-std::span<const kernels::requant_plan> executor_quant() {
-  static_assert(executor<Net, P>::required_l1_bytes + sizeof(kernels::requant_plan) * Net::size <=
+/// One inference of Net's executor, ready to run: the DMA and L3 stand-ins `Dma` and `L3`, the
+/// fork stand-in, kernels `K`, the L2 arena (its operands' addresses; nothing reads them) and
+/// the requantization constants in L1 past the tile buffers, where the cluster firmware keeps
+/// them (examples/firmware/cluster: CTILE_L1_DATA).
+template <class Net, class Dma, class L3, class K>
+struct executor_run {
+  using E = executor<Net, P>;
+  static_assert(E::required_l1_bytes + sizeof(kernels::requant_plan) * Net::size <=
                 sizeof(ctile_l1_arena));
-  constexpr std::size_t q_at =
+  static constexpr std::size_t q_at =
       (sizeof(ctile_l1_arena) - sizeof(kernels::requant_plan) * Net::size) /
       alignof(kernels::requant_plan) * alignof(kernels::requant_plan);
-  return {new (ctile_l1_arena + q_at) kernels::requant_plan[Net::size]{}, Net::size};
-}
+  alignas(8) static inline std::uint8_t l2[E::required_l2_bytes];
+
+  Dma dma;
+  L3 l3;
+  timing_cluster cluster;
+  schedule::exec_env<Dma, timing_cluster, schedule::no_checks, K> env{dma, cluster, {}, P.cores};
+  std::span<const kernels::requant_plan> quant{
+      new (ctile_l1_arena + q_at) kernels::requant_plan[Net::size]{}, Net::size};
+
+  /// Runs the inference, `hook` seeing every layer's output.
+  template <class Hook = schedule::no_hook>
+  [[gnu::always_inline]] void operator()(Hook&& hook = {}) {
+    E::run_static(env, l3, quant, ctile_l1_arena, l2, static_cast<Hook&&>(hook));
+  }
+};
 
 /// Counts each layer's DMA commands and L3 transfers in an untimed inference through the
 /// executor with the counting stand-ins (counting_dma, counting_l3) and no kernels. The timed
@@ -381,20 +414,13 @@ std::span<const kernels::requant_plan> executor_quant() {
 /// layer's loop nest once, issuing the same L2 <-> L1 commands as the nest run alone).
 template <class Net>
 const layer_transfers* count_transfers() {
-  using E = executor<Net, P>;
-  std::uint8_t* l2 = executor_l2<Net>();
   static layer_transfers counts[Net::size];
-  const auto quant = executor_quant<Net>();
-  counting_dma dma;
-  counting_l3 l3;
-  timing_cluster cluster;
-  using env_t = schedule::exec_env<counting_dma, timing_cluster, schedule::no_checks, no_kernels>;
-  env_t env{dma, cluster, {}, P.cores};
+  executor_run<Net, counting_dma, counting_l3, no_kernels> run;
   layer_transfers prev{};
-  E::run_static(env, l3, quant, ctile_l1_arena, l2, [&](const schedule::layer_output& o) {
-    counts[static_cast<std::size_t>(o.index)] = {dma.commands - prev.commands,
-                                                 l3.transfers - prev.l3};
-    prev = {dma.commands, l3.transfers};
+  run([&](const schedule::layer_output& o) {
+    counts[static_cast<std::size_t>(o.index)] = {run.dma.commands - prev.commands,
+                                                 run.l3.transfers - prev.l3};
+    prev = {run.dma.commands, run.l3.transfers};
   });
   return counts;
 }
@@ -446,30 +472,17 @@ void run_network(const char* name, counters empty_fork, const layer_transfers* c
     v.w_n = l.out.c;
     v.row_end = l.out.h;
     v.c_end = l.out.c;
-    const counters e0 = cluster.excess;
-#if defined(CTILE_OVERHEAD_KERNELS)
-    const counters k0 = cluster.in_kernels;
-#endif
-    const std::uint64_t f0 = cluster.forks;
-    probe_start();
-    const counters t0 = now();
+    probe_report r{};
     // The loop nest as the executor emits and reaches it: instantiated with the layer and plan
     // as constants (run_tiles with run-time values costs about 40% more per tile).
-    nests{}(i, env, l, p, quant, v, ctile_l1_arena);
-    const counters t1 = now();
-    const probe_report r = probe_stop();
+    const counters d = timed(
+        cluster, [&]() CTILE_INLINE { nests{}(i, env, l, p, quant, v, ctile_l1_arena); }, r, forks);
     all = r;
-    // (With the kernels run, their time on each fork's slowest core is not the schedule's.)
-    counters d = t1 - t0 - (cluster.excess - e0);
-#if defined(CTILE_OVERHEAD_KERNELS)
-    d = d - (cluster.in_kernels - k0);
-#endif
     const auto compute = static_cast<std::uint64_t>(p.l1_cycles);
     rows[i] = {static_cast<long long>(p.tiles()), counts[i].commands, d, r, compute};
     total += d;
     total_compute += compute;
     line_bytes_sum += r.lines * 16;
-    forks += cluster.forks - f0;
   }
   std::printf("network %s: %zu layers\n", name, Net::size - 1);
   std::printf("%-4s %-9s %6s %8s %9s %9s %8s %8s %8s %10s %7s %7s\n", "#", "kind", "tiles",
@@ -517,6 +530,20 @@ void run_network(const char* name, counters empty_fork, const layer_transfers* c
   print_groups<Net>(name);
 }
 
+/// Prints one total of the executor's runs: "executor <name><what>" and its counts, their
+/// shares of the modeled compute, and the cycles' share without `forks` empty forks.
+void print_executor_total(const char* name, const char* what, counters c, std::uint64_t compute,
+                          std::uint64_t forks, counters empty_fork) {
+  const auto stand_in = static_cast<std::uint32_t>(forks * empty_fork.cycles);
+  std::printf(
+      "executor %s%s%lu instructions, %lu cycles, %llu modeled compute cycles: %.2f%% "
+      "instructions, %.2f%% cycles (without the fork stand-in, %llu forks: %.2f%%)\n",
+      name, what, static_cast<unsigned long>(c.instr), static_cast<unsigned long>(c.cycles),
+      static_cast<unsigned long long>(compute), percent(c.instr, compute),
+      percent(c.cycles, compute), static_cast<unsigned long long>(forks),
+      percent(c.cycles - stand_in, compute));
+}
+
 /// The same network run the way the cluster firmware runs it (examples/firmware/cluster):
 /// through schedule::run_network, whose per-layer path (the layer's context, its L3 staging
 /// by row bands and weight stripes, one loop-nest call per stripe) the table above leaves out.
@@ -531,13 +558,8 @@ void run_network(const char* name, counters empty_fork, const layer_transfers* c
 template <class Net>
 void run_executor(const char* name, counters empty_fork, const layer_transfers* counts) {
   using E = executor<Net, P>;
-  std::uint8_t* l2 = executor_l2<Net>();
-  const auto quant = executor_quant<Net>();
-  null_dma dma;
-  null_l3 l3;
-  timing_cluster cluster;
-  using env_t = schedule::exec_env<null_dma, timing_cluster, schedule::no_checks, bench_kernels>;
-  env_t env{dma, cluster, {}, P.cores};
+  executor_run<Net, null_dma, null_l3, bench_kernels> run;
+  timing_cluster& cluster = run.cluster;
   struct layer_row {
     counters d;
     std::uint32_t commands, l3;
@@ -559,7 +581,7 @@ void run_executor(const char* name, counters empty_fork, const layer_transfers* 
     t_prev = now();
   };
   mark();
-  E::run_static(env, l3, quant, ctile_l1_arena, l2, [&](const schedule::layer_output& o) {
+  run([&](const schedule::layer_output& o) {
     const counters t = now();
     probe_stop();
     counters d = t - t_prev - (cluster.excess - e_prev);
@@ -587,38 +609,13 @@ void run_executor(const char* name, counters empty_fork, const layer_transfers* 
     compute += c;
     forks += w.forks;
   }
-  const auto stand_in = static_cast<std::uint32_t>(forks * empty_fork.cycles);
-  std::printf(
-      "executor %s: %lu instructions, %lu cycles, %llu modeled compute cycles: %.2f%% "
-      "instructions, %.2f%% cycles (without the fork stand-in, %llu forks: %.2f%%)\n",
-      name, static_cast<unsigned long>(total.instr), static_cast<unsigned long>(total.cycles),
-      static_cast<unsigned long long>(compute), percent(total.instr, compute),
-      percent(total.cycles, compute), static_cast<unsigned long long>(forks),
-      percent(total.cycles - stand_in, compute));
+  print_executor_total(name, ": ", total, compute, forks, empty_fork);
 
-  const counters e0 = cluster.excess;
-#if defined(CTILE_OVERHEAD_KERNELS)
-  const counters k0 = cluster.in_kernels;
-#endif
-  const std::uint64_t f0 = cluster.forks;
-  probe_start();
-  const counters t0 = now();
-  E::run_static(env, l3, quant, ctile_l1_arena, l2);
-  const counters t1 = now();
-  probe_stop();
-  counters whole = t1 - t0 - (cluster.excess - e0);
-#if defined(CTILE_OVERHEAD_KERNELS)
-  whole = whole - (cluster.in_kernels - k0);
-#endif
-  const std::uint64_t whole_forks = cluster.forks - f0;
-  const auto whole_stand_in = static_cast<std::uint32_t>(whole_forks * empty_fork.cycles);
-  std::printf(
-      "executor %s without a hook: %lu instructions, %lu cycles, %llu modeled compute cycles: "
-      "%.2f%% instructions, %.2f%% cycles (without the fork stand-in, %llu forks: %.2f%%)\n",
-      name, static_cast<unsigned long>(whole.instr), static_cast<unsigned long>(whole.cycles),
-      static_cast<unsigned long long>(compute), percent(whole.instr, compute),
-      percent(whole.cycles, compute), static_cast<unsigned long long>(whole_forks),
-      percent(whole.cycles - whole_stand_in, compute));
+  probe_report r{};
+  std::uint64_t whole_forks = 0;
+  const counters whole = timed(
+      cluster, [&]() CTILE_INLINE { run(); }, r, whole_forks);
+  print_executor_total(name, " without a hook: ", whole, compute, whole_forks, empty_fork);
 }
 
 }  // namespace
